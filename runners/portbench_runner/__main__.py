@@ -1,0 +1,75 @@
+"""Entry point inside a cell: ``python -m portbench_runner {supervise,work,probe,enumerate}``."""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+from typing import List, Optional
+
+
+def _supervise(args: argparse.Namespace) -> int:
+    from .plan import PlanInvalid, load_plan
+    from .supervisor import Supervisor
+
+    try:
+        plan = load_plan(args.plan)
+    except PlanInvalid as exc:
+        print(f"error: {exc}", file=sys.stderr)
+        return 2
+    return Supervisor(plan, args.plan, args.run_dir, python=args.python).run()
+
+
+def _work(args: argparse.Namespace) -> int:
+    import os
+
+    from .worker import run_worker
+
+    # The pipe is ours alone: children the framework spawns must not hold it open.
+    os.set_inheritable(args.pipe, False)
+    with open(args.todo, encoding="utf-8") as handle:
+        todo = handle.read()
+    return run_worker(args.plan, args.pipe, args.collect_env, todo)
+
+
+def _probe(args: argparse.Namespace) -> int:
+    from .probe import probe
+
+    json.dump(probe(args.frameworks), sys.stdout)
+    sys.stdout.write("\n")
+    return 0
+
+
+def _enumerate(rest: List[str]) -> int:
+    from . import enumerate_api
+
+    return int(enumerate_api.main(rest))
+
+
+def main(argv: Optional[List[str]] = None) -> int:
+    argv = list(sys.argv[1:] if argv is None else argv)
+    if argv[:1] == ["enumerate"]:
+        return _enumerate(argv[1:])
+    parser = argparse.ArgumentParser(prog="portbench_runner")
+    sub = parser.add_subparsers(dest="command", required=True)
+    sup = sub.add_parser("supervise", help="run a cell's plan, writing results into a run dir")
+    sup.add_argument("--plan", required=True)
+    sup.add_argument("--run-dir", required=True)
+    sup.add_argument("--python", default=None, help="interpreter for workers (default: this one)")
+    sup.set_defaults(func=_supervise)
+    work = sub.add_parser("work", help="internal: a worker started by the supervisor")
+    work.add_argument("--plan", required=True)
+    work.add_argument("--pipe", type=int, required=True)
+    work.add_argument("--todo", required=True)
+    work.add_argument("--collect-env", action="store_true")
+    work.set_defaults(func=_work)
+    probe = sub.add_parser("probe", help="print what this interpreter has, as JSON")
+    probe.add_argument("frameworks", nargs="*", default=["torch", "tensorflow", "jax"])
+    probe.set_defaults(func=_probe)
+    sub.add_parser("enumerate", help="list a framework's public API (see portbench enumerate)")
+    args = parser.parse_args(argv)
+    return int(args.func(args))
+
+
+if __name__ == "__main__":
+    sys.exit(main())

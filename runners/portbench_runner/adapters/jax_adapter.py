@@ -1,0 +1,126 @@
+"""JAX: committed device_put, jax.default_device scope, block_until_ready on every leaf."""
+
+from __future__ import annotations
+
+import contextlib
+import os
+from typing import Any, Callable, Dict, Iterator, List, Optional
+
+from .base import Adapter, DeviceMissing
+
+__all__ = ["JaxAdapter"]
+
+_BACKEND = {"cpu": "cpu", "cuda": "gpu", "tpu": "tpu"}
+
+
+def _config_value(jax: Any, name: str) -> Any:
+    # jax.config.read refuses flags that have a context manager in newer releases;
+    # attribute access works across 0.4 to current.
+    try:
+        return getattr(jax.config, name)
+    except AttributeError:
+        return jax.config.read(name)
+
+
+class JaxAdapter(Adapter):
+    name = "jax"
+
+    def load(self) -> None:
+        import jax
+
+        # float64 cases must run in float64, as NumPy users expect; the setting is
+        # recorded in env.json because it changes default dtypes.
+        jax.config.update("jax_enable_x64", True)
+        self.jax = jax
+        self.version = jax.__version__
+        backend = _BACKEND.get(self.flavor)
+        if backend is None:
+            raise DeviceMissing(f"unknown flavor {self.flavor!r} for jax")
+        try:
+            devices = jax.devices(backend)
+        except RuntimeError as exc:
+            raise DeviceMissing(f"jax {self.version} has no '{backend}' backend: {exc}") from exc
+        self.devices = devices
+        self.device = devices[0]
+        self.device_name = str(getattr(self.device, "device_kind", backend))
+        self.check_device_name(self.device_name)
+
+    def env(self) -> Dict[str, Any]:
+        import jaxlib
+
+        jax = self.jax
+        return {
+            "framework_version": self.version,
+            "jaxlib_version": getattr(jaxlib, "__version__", None)
+            or getattr(getattr(jaxlib, "version", None), "__version__", None),
+            "device": str(self.device),
+            "device_name": self.device_name,
+            "device_count": len(self.devices),
+            "platform_version": getattr(
+                getattr(self.device, "client", None), "platform_version", None
+            ),
+            "precision": {
+                "jax_enable_x64": bool(_config_value(jax, "jax_enable_x64")),
+                "jax_default_matmul_precision": _config_value(jax, "jax_default_matmul_precision"),
+                "XLA_FLAGS": os.environ.get("XLA_FLAGS"),
+            },
+        }
+
+    @contextlib.contextmanager
+    def case_scope(self) -> Iterator[None]:
+        # Arrays created inside a case without ctx.put (jnp.zeros, jax.random) land on
+        # the target device; ctx.put commits its arrays explicitly.
+        with self.jax.default_device(self.device):
+            yield
+
+    def put(self, value: Any, dtype: Optional[str] = None, requires_grad: bool = False) -> Any:
+        import numpy as np
+
+        jnp = self.jax.numpy
+        array = np.asarray(value)
+        if dtype is not None:
+            array = array.astype(jnp.dtype(dtype))
+        return self.jax.device_put(array, self.device)
+
+    def is_tensor(self, value: Any) -> bool:
+        return isinstance(value, self.jax.Array)
+
+    def _leaves(self, value: Any) -> List[Any]:
+        return self.jax.tree_util.tree_leaves(value)
+
+    def sync(self, value: Any) -> None:
+        # Every leaf of the pytree (tuples from svd, lu, top_k included) is waited for.
+        for leaf in self._leaves(value):
+            wait = getattr(leaf, "block_until_ready", None)
+            if callable(wait):
+                wait()
+
+    def leaf_device(self, leaf: Any) -> Optional[str]:
+        devices = leaf.devices() if callable(getattr(leaf, "devices", None)) else set()
+        wrong = [d for d in devices if d.platform != self.device.platform]
+        if wrong:
+            return f"array on {', '.join(str(d) for d in wrong)}, not {self.device}"
+        return None
+
+    def placement_problems(self, value: Any) -> List[str]:
+        problems = []
+        for leaf in self._leaves(value):
+            if self.is_tensor(leaf):
+                where = self.leaf_device(leaf)
+                if where is not None:
+                    problems.append(where)
+        return problems
+
+    def to_numpy(self, value: Any) -> Any:
+        import numpy as np
+
+        array = np.asarray(value)
+        if array.dtype.name == "bfloat16":
+            array = array.astype("float32")
+        return array
+
+    def compiled(self, fn: Callable[..., Any], **options: Any) -> Callable[..., Any]:
+        return self.jax.jit(fn, **options)
+
+    def null_op(self, x: Any) -> Any:
+        return self.jax.numpy.negative(x)

@@ -1,0 +1,149 @@
+"""TensorFlow: tf.device scopes with soft placement off, .numpy() on every output leaf."""
+
+from __future__ import annotations
+
+import contextlib
+import os
+import re
+from typing import Any, Callable, Dict, Iterator, List, Optional
+
+from .base import Adapter, DeviceMissing
+
+__all__ = ["TensorFlowAdapter"]
+
+_DEVICE_RE = re.compile(r"device:([A-Za-z_]+):(\d+)", re.IGNORECASE)
+_TF_KIND = {"cpu": "CPU", "cuda": "GPU", "tpu": "TPU"}
+
+
+class TensorFlowAdapter(Adapter):
+    name = "tensorflow"
+
+    def load(self) -> None:
+        import tensorflow as tf
+
+        self.tf = tf
+        self.version = tf.__version__
+        kind = _TF_KIND.get(self.flavor)
+        if kind is None:
+            raise DeviceMissing(f"unknown flavor {self.flavor!r} for tensorflow")
+        if self.flavor == "tpu":
+            resolver = tf.distribute.cluster_resolver.TPUClusterResolver(tpu="local")
+            tf.config.experimental_connect_to_cluster(resolver)
+            tf.tpu.experimental.initialize_tpu_system(resolver)
+        physical = tf.config.list_physical_devices(kind)
+        if not physical:
+            raise DeviceMissing(
+                f"tensorflow {self.version} sees no {kind} device "
+                f"(built with CUDA: {tf.test.is_built_with_cuda()})"
+            )
+        self.device = f"/device:{kind}:0"
+        if self.flavor == "cuda":
+            details = tf.config.experimental.get_device_details(physical[0])
+            self.device_name = details.get("device_name", "GPU")
+        elif self.flavor == "tpu":
+            self.device_name = "TPU " + os.environ.get("TPU_ACCELERATOR_TYPE", "")
+        else:
+            self.device_name = "cpu"
+        self.check_device_name(self.device_name)
+
+    def env(self) -> Dict[str, Any]:
+        tf = self.tf
+        build = dict(tf.sysconfig.get_build_info())
+        kind = _TF_KIND[self.flavor]
+        return {
+            "framework_version": self.version,
+            "device": self.device,
+            "device_name": self.device_name,
+            "device_count": len(tf.config.list_physical_devices(kind)),
+            "cuda_runtime": build.get("cuda_version"),
+            "cudnn_version": build.get("cudnn_version"),
+            "threads": {
+                "intra_op": tf.config.threading.get_intra_op_parallelism_threads(),
+                "inter_op": tf.config.threading.get_inter_op_parallelism_threads(),
+            },
+            "precision": {
+                "tensor_float_32_execution": tf.config.experimental.tensor_float_32_execution_enabled(),
+                "TF_XLA_FLAGS": os.environ.get("TF_XLA_FLAGS"),
+                "XLA_FLAGS": os.environ.get("XLA_FLAGS"),
+            },
+        }
+
+    @contextlib.contextmanager
+    def case_scope(self) -> Iterator[None]:
+        tf = self.tf
+        previous = tf.config.get_soft_device_placement()
+        tf.config.set_soft_device_placement(False)
+        try:
+            with tf.device(self.device):
+                yield
+        finally:
+            # Restored even when the case raised, so no state leaks into the next case.
+            tf.config.set_soft_device_placement(previous)
+
+    def put(self, value: Any, dtype: Optional[str] = None, requires_grad: bool = False) -> Any:
+        tf = self.tf
+        with tf.device(self.device):
+            tensor = value if isinstance(value, tf.Tensor) else tf.constant(value)
+            if dtype is not None:
+                tensor = tf.cast(tensor, getattr(tf, dtype))
+            # identity places a copy on the target device even if the constant was cached.
+            tensor = tf.identity(tensor)
+            if requires_grad:
+                tensor = tf.Variable(tensor)
+        return tensor
+
+    def _flatten(self, value: Any) -> List[Any]:
+        return self.tf.nest.flatten(value, expand_composites=True)
+
+    def is_tensor(self, value: Any) -> bool:
+        return isinstance(value, (self.tf.Tensor, self.tf.Variable))
+
+    def sync(self, value: Any) -> None:
+        # .numpy() on every leaf, nested and composite ones included: it blocks until
+        # that value exists on the host. Graph tensors (no .numpy) have nothing to wait for.
+        for leaf in self._flatten(value):
+            to_host = getattr(leaf, "numpy", None)
+            if callable(to_host):
+                to_host()
+
+    def leaf_device(self, leaf: Any) -> Optional[str]:
+        where = getattr(leaf, "device", "") or ""
+        match = _DEVICE_RE.search(where)
+        if match is None:
+            return None
+        expected = _TF_KIND[self.flavor]
+        if match.group(1).upper() != expected:
+            return f"tensor on {where}, not {self.device}"
+        return None
+
+    def placement_problems(self, value: Any) -> List[str]:
+        problems = []
+        for leaf in self._flatten(value):
+            if self.is_tensor(leaf):
+                where = self.leaf_device(leaf)
+                if where is not None:
+                    problems.append(where)
+        return problems
+
+    def to_numpy(self, value: Any) -> Any:
+        import numpy as np
+
+        tf = self.tf
+        if isinstance(value, (tf.Tensor, tf.Variable)):
+            if value.dtype == tf.bfloat16:
+                value = tf.cast(value, tf.float32)
+            return np.asarray(value.numpy())
+        if isinstance(value, tf.RaggedTensor):
+            return value.to_list()
+        return np.asarray(value)
+
+    def compiled(self, fn: Callable[..., Any], **options: Any) -> Callable[..., Any]:
+        options.setdefault("jit_compile", True)
+        return self.tf.function(fn, **options)
+
+    def graph(self, fn: Callable[..., Any], **options: Any) -> Callable[..., Any]:
+        """``tf.function`` without XLA: the graph executor."""
+        return self.tf.function(fn, **options)
+
+    def null_op(self, x: Any) -> Any:
+        return self.tf.negative(x)

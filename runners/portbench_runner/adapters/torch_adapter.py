@@ -1,0 +1,143 @@
+"""PyTorch: explicit devices, CUDA synchronize, XLA mark_step + wait_device_ops."""
+
+from __future__ import annotations
+
+import os
+from typing import Any, Callable, Dict, Optional
+
+from .base import Adapter, DeviceMissing
+
+__all__ = ["TorchAdapter"]
+
+
+class TorchAdapter(Adapter):
+    name = "torch"
+
+    def load(self) -> None:
+        import torch
+
+        self.torch = torch
+        self.version = torch.__version__
+        self.xm = None
+        if self.flavor == "cpu":
+            self.device = torch.device("cpu")
+            self.device_name = "cpu"
+        elif self.flavor == "cuda":
+            if not torch.cuda.is_available():
+                raise DeviceMissing(
+                    f"torch {self.version} sees no CUDA device "
+                    f"(built for CUDA {torch.version.cuda}); check the driver and the "
+                    "container's GPU request"
+                )
+            self.device = torch.device("cuda", 0)
+            self.device_name = torch.cuda.get_device_name(0)
+        elif self.flavor == "tpu":
+            try:
+                import torch_xla.core.xla_model as xm
+            except ImportError as exc:
+                raise DeviceMissing(f"torch_xla is not importable: {exc}") from exc
+            self.xm = xm
+            self.device = xm.xla_device()
+            self.device_name = "%s %s" % (
+                xm.xla_device_hw(self.device),
+                os.environ.get("TPU_ACCELERATOR_TYPE", ""),
+            )
+        else:
+            raise DeviceMissing(f"unknown flavor {self.flavor!r} for torch")
+        self.check_device_name(self.device_name)
+
+    def env(self) -> Dict[str, Any]:
+        torch = self.torch
+        facts: Dict[str, Any] = {
+            "framework_version": self.version,
+            "device": str(self.device),
+            "device_name": self.device_name,
+            "cuda_runtime": torch.version.cuda,
+            "threads": torch.get_num_threads(),
+            "interop_threads": torch.get_num_interop_threads(),
+            "precision": {
+                "cuda_matmul_allow_tf32": torch.backends.cuda.matmul.allow_tf32,
+                "cudnn_allow_tf32": torch.backends.cudnn.allow_tf32,
+            },
+        }
+        if hasattr(torch, "get_float32_matmul_precision"):
+            facts["precision"]["float32_matmul_precision"] = torch.get_float32_matmul_precision()
+        if self.flavor == "cuda":
+            facts["device_count"] = torch.cuda.device_count()
+            facts["cudnn_version"] = torch.backends.cudnn.version()
+            cap = torch.cuda.get_device_capability(0)
+            facts["compute_capability"] = "%d.%d" % cap
+        elif self.flavor == "tpu":
+            import torch_xla
+
+            facts["torch_xla_version"] = torch_xla.__version__
+            facts["device_count"] = len(self.xm.get_xla_supported_devices())
+        else:
+            facts["device_count"] = 1
+        return facts
+
+    def _dtype(self, name: Optional[str]) -> Any:
+        if name is None:
+            return None
+        dtype = getattr(self.torch, name, None)
+        if not isinstance(dtype, self.torch.dtype):
+            raise ValueError(f"torch has no dtype {name!r}")
+        return dtype
+
+    def put(self, value: Any, dtype: Optional[str] = None, requires_grad: bool = False) -> Any:
+        torch = self.torch
+        if isinstance(value, torch.Tensor):
+            tensor = value
+        else:
+            import numpy as np
+
+            tensor = torch.from_numpy(np.array(value))
+        tensor = tensor.to(device=self.device, dtype=self._dtype(dtype))
+        if requires_grad:
+            tensor.requires_grad_(True)
+        return tensor
+
+    def is_tensor(self, value: Any) -> bool:
+        return isinstance(value, (self.torch.Tensor, self.torch.nn.Module))
+
+    def sync(self, value: Any) -> None:
+        # Synchronizing the whole device covers every output leaf, nested ones included.
+        if self.flavor == "cuda":
+            self.torch.cuda.synchronize(self.device)
+        elif self.flavor == "tpu":
+            self.xm.mark_step()
+            self.xm.wait_device_ops()
+
+    def leaf_device(self, leaf: Any) -> Optional[str]:
+        if isinstance(leaf, self.torch.nn.Module):
+            for name, tensor in list(leaf.named_parameters()) + list(leaf.named_buffers()):
+                where = self.leaf_device(tensor)
+                if where is not None:
+                    return f"module {type(leaf).__name__}.{name}: {where}"
+            return None
+        if leaf.device.type != self.device.type:
+            return f"tensor on {leaf.device}, not {self.device}"
+        return None
+
+    def to_numpy(self, value: Any) -> Any:
+        torch = self.torch
+        if not isinstance(value, torch.Tensor):
+            import numpy as np
+
+            return np.asarray(value)
+        tensor = value.detach().cpu()
+        if tensor.dtype == torch.bfloat16:
+            tensor = tensor.float()
+        if tensor.is_complex():
+            tensor = tensor.resolve_conj()
+        return tensor.numpy()
+
+    def compiled(self, fn: Callable[..., Any], **options: Any) -> Callable[..., Any]:
+        from ..signals import SkipCase
+
+        if not hasattr(self.torch, "compile"):
+            raise SkipCase(f"torch.compile does not exist in torch {self.version}")
+        return self.torch.compile(fn, **options)
+
+    def null_op(self, x: Any) -> Any:
+        return self.torch.neg(x)

@@ -1,0 +1,69 @@
+"""The ``portbench`` command: argument parsing and the one place errors become exit codes.
+
+Each command family lives in its own module exposing ``register(subparsers)``, which adds
+its subcommands and sets ``func(args) -> int`` on each.
+"""
+
+from __future__ import annotations
+
+import argparse
+import importlib
+import sys
+from collections.abc import Sequence
+
+from rich.console import Console
+
+from . import __version__
+from .errors import PortbenchError
+
+__all__ = ["build_parser", "main"]
+
+#: Modules that contribute subcommands, in the order ``--help`` lists them.
+COMMAND_MODULES = (
+    "portbench.commands.bench",
+    "portbench.commands.inspect",
+    "portbench.images.commands",
+    "portbench.report.commands",
+    "portbench.sampling.commands",
+)
+
+
+def build_parser() -> argparse.ArgumentParser:
+    parser = argparse.ArgumentParser(
+        prog="portbench",
+        description="Measure how portable ML frameworks are across hardware.",
+    )
+    parser.add_argument("--version", action="version", version=f"portbench {__version__}")
+    subparsers = parser.add_subparsers(dest="command", metavar="COMMAND")
+    for name in COMMAND_MODULES:
+        try:
+            module = importlib.import_module(name)
+        except ModuleNotFoundError as exc:
+            # A command family still being built must not break the others.
+            if exc.name and (name == exc.name or name.startswith(exc.name + ".")):
+                continue
+            raise
+        module.register(subparsers)
+    return parser
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    """Run one command; return its exit code (errors print one sentence, no traceback)."""
+    parser = build_parser()
+    args = parser.parse_args(argv)
+    if not getattr(args, "func", None):
+        parser.print_help()
+        return 2
+    err = Console(stderr=True, highlight=False, soft_wrap=True)
+    try:
+        return int(args.func(args))
+    except PortbenchError as exc:
+        err.print(f"[bold red]error:[/] {exc}")
+        return exc.exit_code
+    except KeyboardInterrupt:
+        err.print("interrupted: what was recorded is kept; resume with --resume RUN_DIR")
+        return 130
+
+
+if __name__ == "__main__":
+    sys.exit(main())

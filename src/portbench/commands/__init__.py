@@ -1,0 +1,1 @@
+"""Command families of the ``portbench`` CLI (each module exposes ``register``)."""

@@ -1,0 +1,81 @@
+"""``portbench bench``: run (or resume) one cell."""
+
+from __future__ import annotations
+
+import argparse
+from pathlib import Path
+from typing import Any
+
+from rich.console import Console
+from rich.table import Table
+
+from ..backends import BACKENDS
+from ..cellrun import BenchRequest, CellRunResult, run_cell
+from ..plan import DEFAULT_CASE_TIMEOUT_S, DEFAULT_SEED, PlanOptions
+from ..profiles import DEFAULT_PROFILE, PROFILES
+
+__all__ = ["register", "summary_table"]
+
+
+def register(subparsers: Any) -> None:
+    parser = subparsers.add_parser("bench", help="run one cell (framework x accelerator x profile)")
+    parser.add_argument("--framework", required=True, help="torch, tensorflow or jax")
+    parser.add_argument("--accelerator", required=True, help="an id of images/accelerators.toml")
+    parser.add_argument("--profile", default=DEFAULT_PROFILE, help=f"one of {', '.join(PROFILES)}")
+    parser.add_argument("--backend", default="auto", help=f"auto or one of {', '.join(BACKENDS)}")
+    parser.add_argument(
+        "--functions", nargs="+", default=[], metavar="NAME", help="only these functions"
+    )
+    parser.add_argument(
+        "--case", action="append", default=[], metavar="ID", help="only this case id (repeatable)"
+    )
+    parser.add_argument(
+        "--run-dir", type=Path, help="the run directory (default: results/<new id>)"
+    )
+    parser.add_argument("--resume", type=Path, metavar="RUN_DIR", help="finish an interrupted run")
+    parser.add_argument("--seed", type=int, default=DEFAULT_SEED)
+    parser.add_argument(
+        "--timeout", type=float, default=DEFAULT_CASE_TIMEOUT_S, help="seconds per case"
+    )
+    parser.add_argument(
+        "--warm-budget", type=float, default=None, help="seconds of warm timing per case"
+    )
+    parser.set_defaults(func=_bench)
+
+
+def summary_table(cell_id: str, result: CellRunResult) -> Table:
+    table = Table(title=f"{cell_id}: {result.wall_s:.1f} s")
+    table.add_column("level")
+    for name in ("pass", "partial/fail", "complete/skip", "untested/error"):
+        table.add_column(name, justify="right")
+    c, f = result.case_counts, result.function_counts
+    table.add_row(
+        "functions", str(f["pass"]), str(f["partial"]), str(f["complete"]), str(f["untested"])
+    )
+    table.add_row("cases", str(c["pass"]), str(c["fail"]), str(c["skip"]), str(c["error"]))
+    return table
+
+
+def _bench(args: argparse.Namespace) -> int:
+    console = Console()
+    timing = {"warm_budget_s": args.warm_budget} if args.warm_budget is not None else {}
+    options = PlanOptions(
+        functions=tuple(args.functions),
+        cases=tuple(args.case),
+        seed=args.seed,
+        case_timeout_s=args.timeout,
+        timing=timing,
+    )
+    request = BenchRequest(
+        framework=args.framework,
+        accelerator=args.accelerator,
+        profile=args.profile,
+        backend=args.backend,
+        options=options,
+        run_dir=args.run_dir,
+        resume=args.resume,
+    )
+    result = run_cell(request, console)
+    console.print(summary_table(f"{args.framework}/{args.accelerator}/{args.profile}", result))
+    console.print(f"results: {result.cell_dir / 'results.jsonl'}")
+    return 0

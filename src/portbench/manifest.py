@@ -1,0 +1,209 @@
+"""Loading and validating a framework's manifest and reading its cases without importing them.
+
+``manifests/<framework>/manifest.toml`` lists the sampled functions; each names a case file
+under ``manifests/<framework>/``. Case names come from the files' ``@case("name", ...)``
+decorators, read with ``ast`` so no framework is imported on the host.
+
+Manifest schema history:
+  1 - first version.
+"""
+
+from __future__ import annotations
+
+import ast
+import hashlib
+import re
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+import tomllib
+
+from .errors import ManifestError, UsageError
+from .paths import manifests_dir
+
+__all__ = [
+    "FRAMEWORKS",
+    "MANIFEST_SCHEMA",
+    "STRATA",
+    "FunctionEntry",
+    "Manifest",
+    "load_manifest",
+    "read_case_names",
+]
+
+FRAMEWORKS = ("torch", "tensorflow", "jax")
+MANIFEST_SCHEMA = 1
+STRATA = ("top20", "1", "2", "3", "4", "5", "6", "7", "8", "9", "10", "1|2")
+CASE_NAME = re.compile(r"^[A-Za-z0-9][A-Za-z0-9_.\-]*$")
+_FIELDS = {
+    "function": str,
+    "study_test_file": str,
+    "stratum": str,
+    "frequency": int,
+    "frequency_rank": int,
+    "case_file": str,
+    "paper_label": str,
+    "notes": str,
+    "replaced": bool,
+    "untested": dict,
+    "timeout_s": (int, float),
+}
+
+
+@dataclass(frozen=True)
+class FunctionEntry:
+    """One sampled function; (function, study_test_file) is its key."""
+
+    function: str
+    study_test_file: str
+    stratum: str
+    frequency: int | None
+    frequency_rank: int | None
+    case_file: str
+    cases: tuple[str, ...]
+    case_file_sha256: str
+    paper_label: str = ""
+    notes: str = ""
+    replaced: bool = False
+    """The study's notes say the paper replaced this function (it is kept, marked)."""
+    untested: dict[str, str] = field(default_factory=dict)
+    """profile -> why this function cannot be tested there (it counts as untested)."""
+    timeout_s: float | None = None
+
+    @property
+    def key(self) -> tuple[str, str]:
+        return (self.function, self.study_test_file)
+
+    def case_id(self, name: str) -> str:
+        return f"{self.function}::{name}"
+
+
+@dataclass(frozen=True)
+class Manifest:
+    framework: str
+    root: Path
+    functions: tuple[FunctionEntry, ...]
+
+    def case_ids(self) -> list[str]:
+        return [f.case_id(c) for f in self.functions for c in f.cases]
+
+
+def _literal_str(node: ast.AST) -> str | None:
+    if isinstance(node, ast.Constant) and isinstance(node.value, str):
+        return node.value
+    return None
+
+
+def read_case_names(path: Path) -> list[str]:
+    """Case names registered by ``@case("name", ...)`` decorators, in reading order."""
+    try:
+        tree = ast.parse(path.read_text(encoding="utf-8"), filename=str(path))
+    except SyntaxError as exc:
+        raise ManifestError(f"{path}:{exc.lineno}: case file does not parse ({exc.msg})") from None
+    names: list[str] = []
+    for node in ast.walk(tree):
+        if not isinstance(node, ast.FunctionDef | ast.AsyncFunctionDef):
+            continue
+        for deco in node.decorator_list:
+            if not isinstance(deco, ast.Call):
+                continue
+            func = deco.func
+            called = func.id if isinstance(func, ast.Name) else getattr(func, "attr", None)
+            if called != "case":
+                continue
+            name = _literal_str(deco.args[0]) if deco.args else None
+            if name is None:
+                raise ManifestError(
+                    f"{path}:{deco.lineno}: @case needs a literal string name as first argument"
+                )
+            names.append(name)
+    for name in names:
+        if not CASE_NAME.match(name):
+            raise ManifestError(f"{path}: case name {name!r} must match {CASE_NAME.pattern}")
+    dupes = sorted({n for n in names if names.count(n) > 1})
+    if dupes:
+        raise ManifestError(f"{path}: case names registered twice: {', '.join(dupes)}")
+    return names
+
+
+def _check_entry(raw: Any, where: str) -> dict[str, Any]:
+    if not isinstance(raw, dict):
+        raise ManifestError(f"{where}: each [[function]] must be a table")
+    for key in ("function", "study_test_file", "stratum", "case_file"):
+        if key not in raw:
+            raise ManifestError(f"{where}: missing '{key}'")
+    for key, value in raw.items():
+        if key not in _FIELDS:
+            raise ManifestError(f"{where}: unknown key '{key}' (allowed: {', '.join(_FIELDS)})")
+        if not isinstance(value, _FIELDS[key]):
+            raise ManifestError(f"{where}: '{key}' has the wrong type ({type(value).__name__})")
+    if raw["stratum"] not in STRATA:
+        raise ManifestError(
+            f"{where}: unknown stratum {raw['stratum']!r} (allowed: {', '.join(STRATA)})"
+        )
+    return raw
+
+
+def load_manifest(framework: str, root: Path | None = None) -> Manifest:
+    """Read and validate ``manifests/<framework>/manifest.toml``; errors name file and entry."""
+    if framework not in FRAMEWORKS and root is None:
+        raise UsageError(f"unknown framework '{framework}' (known: {', '.join(FRAMEWORKS)})")
+    folder = (root or manifests_dir()) / framework
+    path = folder / "manifest.toml"
+    try:
+        data = tomllib.loads(path.read_text(encoding="utf-8"))
+    except FileNotFoundError:
+        raise ManifestError(
+            f"{path}: no manifest for {framework}; create one (see manifests/README.md)"
+        ) from None
+    except tomllib.TOMLDecodeError as exc:
+        raise ManifestError(f"{path}: not valid TOML ({exc})") from None
+    if data.get("schema") != MANIFEST_SCHEMA:
+        raise ManifestError(
+            f"{path}: 'schema' must be {MANIFEST_SCHEMA}, found {data.get('schema')!r}"
+        )
+    if data.get("framework") != framework:
+        raise ManifestError(
+            f"{path}: 'framework' must be {framework!r}, found {data.get('framework')!r}"
+        )
+    entries: list[FunctionEntry] = []
+    keys: set[tuple[str, str]] = set()
+    ids: set[str] = set()
+    for index, raw in enumerate(data.get("function", [])):
+        name = raw.get("function", f"#{index + 1}") if isinstance(raw, dict) else f"#{index + 1}"
+        where = f"{path}: function '{name}'"
+        raw = _check_entry(raw, where)
+        case_path = folder / raw["case_file"]
+        if not case_path.is_file():
+            raise ManifestError(f"{where}: case file {raw['case_file']} does not exist")
+        cases = read_case_names(case_path)
+        entry = FunctionEntry(
+            function=raw["function"],
+            study_test_file=raw["study_test_file"],
+            stratum=raw["stratum"],
+            frequency=raw.get("frequency"),
+            frequency_rank=raw.get("frequency_rank"),
+            case_file=raw["case_file"],
+            cases=tuple(cases),
+            case_file_sha256=hashlib.sha256(case_path.read_bytes()).hexdigest(),
+            paper_label=raw.get("paper_label", ""),
+            notes=raw.get("notes", ""),
+            replaced=raw.get("replaced", False),
+            untested=dict(raw.get("untested", {})),
+            timeout_s=raw.get("timeout_s"),
+        )
+        if entry.key in keys:
+            raise ManifestError(
+                f"{where}: listed twice with study_test_file {entry.study_test_file!r}"
+            )
+        keys.add(entry.key)
+        for case_name in cases:
+            case_id = entry.case_id(case_name)
+            if case_id in ids:
+                raise ManifestError(f"{where}: case id {case_id!r} is not unique in the manifest")
+            ids.add(case_id)
+        entries.append(entry)
+    if not entries:
+        raise ManifestError(f"{path}: lists no [[function]]")
+    return Manifest(framework=framework, root=folder, functions=tuple(entries))
