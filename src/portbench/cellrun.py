@@ -5,7 +5,7 @@ from __future__ import annotations
 import json
 import secrets
 import time
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
@@ -31,9 +31,11 @@ class BenchRequest:
     accelerator: str
     profile: str
     backend: str = "auto"
-    options: PlanOptions = PlanOptions()
+    options: PlanOptions = field(default_factory=PlanOptions)
     run_dir: Path | None = None
     resume: Path | None = None
+    python: str | None = None
+    """host backend only: the interpreter to run the cell with (default: this one)."""
 
 
 @dataclass(frozen=True)
@@ -51,7 +53,9 @@ def new_run_dir() -> Path:
     return results_dir() / f"{stamp}-{secrets.token_hex(2)}"
 
 
-def choose_backend(requested: str, profile: str, console: Console) -> Backend:
+def choose_backend(
+    requested: str, profile: str, console: Console, python: str | None = None
+) -> Backend:
     """``auto``: host for the host profile, docker where an engine answers, else venv."""
     if profile == "host":
         if requested not in ("auto", "host"):
@@ -59,7 +63,11 @@ def choose_backend(requested: str, profile: str, console: Console) -> Backend:
                 f"the host profile runs on the host backend only, not '{requested}'; "
                 "drop --backend or pick a pinned profile"
             )
-        return get_backend("host")
+        from .backends.host import HostBackend
+
+        return HostBackend(python)
+    if python is not None:
+        raise UsageError("--python goes with the host profile; pinned profiles bring their own")
     if requested == "host":
         raise UsageError(
             f"the host backend runs whatever this interpreter has, which is not profile "
@@ -134,7 +142,7 @@ def run_cell(request: BenchRequest, console: Console) -> CellRunResult:
         )
     accelerator = get_accelerator(request.accelerator)
     check_profile(request.profile, request.framework, accelerator.flavor)
-    backend = choose_backend(request.backend, request.profile, console)
+    backend = choose_backend(request.backend, request.profile, console, request.python)
     cell = CellSpec(request.framework, accelerator, request.profile, backend.name)
     require_present(accelerator)
     manifest = load_manifest(request.framework)

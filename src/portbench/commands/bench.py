@@ -74,6 +74,7 @@ def _bench(args: argparse.Namespace) -> int:
         options=options,
         run_dir=args.run_dir,
         resume=args.resume,
+        python=args.python,
     )
     result = run_cell(request, console)
     console.print(summary_table(f"{args.framework}/{args.accelerator}/{args.profile}", result))
