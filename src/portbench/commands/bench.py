@@ -40,6 +40,11 @@ def register(subparsers: Any) -> None:
     parser.add_argument(
         "--warm-budget", type=float, default=None, help="seconds of warm timing per case"
     )
+    parser.add_argument(
+        "--python",
+        default=None,
+        help="host profile: the interpreter whose installed frameworks run the cell",
+    )
     parser.set_defaults(func=_bench)
 
 

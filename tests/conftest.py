@@ -1,0 +1,138 @@
+"""Shared test helpers: paths, schema validation, and building real plans for the runner."""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+from pathlib import Path
+from typing import Any
+
+import jsonschema
+import pytest
+
+ROOT = Path(__file__).resolve().parent.parent
+RUNNERS = ROOT / "runners"
+SCHEMAS = ROOT / "src" / "portbench" / "schemas"
+
+if str(RUNNERS) not in sys.path:
+    sys.path.insert(0, str(RUNNERS))
+
+
+def load_schema(name: str) -> dict[str, Any]:
+    return json.loads((SCHEMAS / f"{name}.schema.json").read_text())
+
+
+def validate(instance: dict[str, Any], name: str) -> None:
+    jsonschema.validate(instance, load_schema(name), cls=jsonschema.Draft202012Validator)
+
+
+def read_jsonl(path: Path) -> list[dict[str, Any]]:
+    return [json.loads(line) for line in path.read_text().splitlines() if line.strip()]
+
+
+def make_plan(
+    root: Path,
+    case_files: dict[str, str],
+    framework: str = "python",
+    timeouts: dict[str, float] | None = None,
+    max_restarts: int = 3,
+    case_timeouts: dict[str, float] | None = None,
+) -> Path:
+    """Write case files and a plan running every case they register; return the plan path.
+
+    Case names are read the way the host reads them (ast), so the plan is what the host
+    would compile.
+    """
+    from portbench.manifest import read_case_names
+
+    cases_dir = root / "cases"
+    cases_dir.mkdir(parents=True, exist_ok=True)
+    functions = []
+    for stem, source in case_files.items():
+        path = cases_dir / f"{stem}.py"
+        path.write_text(source)
+        names = read_case_names(path)
+        functions.append(
+            {
+                "function": f"demo.{stem}",
+                "study_test_file": f"{stem}_test.py",
+                "stratum": "1",
+                "frequency": 1,
+                "case_file": f"cases/{stem}.py",
+                "case_file_sha256": None,
+                "untested_reason": None,
+                "cases": [
+                    {
+                        "id": f"demo.{stem}::{name}",
+                        "name": name,
+                        "seed": index,
+                        "timeout_s": (case_timeouts or {}).get(name, 60.0),
+                    }
+                    for index, name in enumerate(names)
+                ],
+            }
+        )
+    plan = {
+        "schema": 1,
+        "kind": "plan",
+        "cell": f"{framework}/cpu/host",
+        "framework": framework,
+        "profile": "host",
+        "backend": "host",
+        "accelerator": {"id": "cpu", "flavor": "cpu", "device_match": "", "generic": "cpu"},
+        "image": None,
+        "manifest_root": str(root),
+        "functions": functions,
+        "rules": [],
+        "timing": {"warm_budget_s": 0.005, "max_warm_s": 0.05},
+        "timeouts": {"case_s": 60.0, "worker_start_s": 60.0, "grace_s": 1.0, **(timeouts or {})},
+        "max_restarts": max_restarts,
+        "seed": 1,
+        "rerun_prefix": f"portbench bench --framework {framework} --accelerator cpu --profile host",
+        "portbench_version": "test",
+    }
+    plan_path = root / "plan.json"
+    plan_path.write_text(json.dumps(plan))
+    return plan_path
+
+
+def supervise_cmd(plan: Path, run_dir: Path, python: str | None = None) -> list[str]:
+    cmd = [
+        sys.executable,
+        "-m",
+        "portbench_runner",
+        "supervise",
+        "--plan",
+        str(plan),
+        "--run-dir",
+        str(run_dir),
+    ]
+    if python:
+        cmd += ["--python", python]
+    return cmd
+
+
+def runner_env() -> dict[str, str]:
+    env = dict(os.environ)
+    env["PYTHONPATH"] = str(RUNNERS)
+    return env
+
+
+def run_supervisor(
+    plan: Path, run_dir: Path, python: str | None = None, timeout: float = 300
+) -> subprocess.CompletedProcess[str]:
+    return subprocess.run(
+        supervise_cmd(plan, run_dir, python),
+        capture_output=True,
+        text=True,
+        env=runner_env(),
+        timeout=timeout,
+        check=False,
+    )
+
+
+@pytest.fixture
+def cell(tmp_path: Path) -> Path:
+    return tmp_path

@@ -1,0 +1,125 @@
+"""Interrupted cells resume to exactly one record per case; truncated lines never stop a run."""
+
+from __future__ import annotations
+
+import json
+import signal
+import subprocess
+import time
+from pathlib import Path
+
+from conftest import make_plan, read_jsonl, run_supervisor, runner_env, supervise_cmd, validate
+
+SLOW = """
+import time
+from portbench_runner.api import case
+
+@case("c1")
+@case("c2")
+@case("c3")
+@case("c4")
+@case("c5")
+@case("c6")
+def slow(ctx):
+    out = ctx.measure(time.sleep, 0.3, warm=False)
+    ctx.check(out is None, "sleep returns None")
+"""
+
+
+def _wait_for_records(path: Path, count: int, timeout_s: float = 60) -> None:
+    deadline = time.monotonic() + timeout_s
+    while time.monotonic() < deadline:
+        if path.exists() and len(path.read_text().splitlines()) >= count:
+            return
+        time.sleep(0.05)
+    raise AssertionError(f"fewer than {count} records in {path}")
+
+
+def test_interrupted_run_resumes_to_one_record_per_case(tmp_path: Path) -> None:
+    plan = make_plan(tmp_path, {"slow": SLOW})
+    run_dir = tmp_path / "run"
+    proc = subprocess.Popen(
+        supervise_cmd(plan, run_dir),
+        env=runner_env(),
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+    )
+    _wait_for_records(run_dir / "results.jsonl", 2)
+    proc.send_signal(signal.SIGTERM)
+    assert proc.wait(timeout=60) == 130
+    first = read_jsonl(run_dir / "results.jsonl")
+    assert 2 <= len(first) < 6
+    assert read_jsonl(run_dir / "sessions.jsonl")[0]["status"] == "interrupted"
+
+    resumed = run_supervisor(plan, run_dir)
+    assert resumed.returncode == 0, resumed.stderr
+    records = read_jsonl(run_dir / "results.jsonl")
+    assert sorted(r["case_name"] for r in records) == ["c1", "c2", "c3", "c4", "c5", "c6"]
+    sessions = read_jsonl(run_dir / "sessions.jsonl")
+    assert [s["status"] for s in sessions] == ["interrupted", "complete"]
+    assert sessions[1]["skipped_already_recorded"] == len(first)
+    for record in records:
+        validate(record, "record")
+
+
+def test_truncated_last_line_is_reported_and_its_case_runs_again(tmp_path: Path) -> None:
+    plan = make_plan(tmp_path, {"slow": SLOW.replace("0.3", "0.0")})
+    run_dir = tmp_path / "run"
+    assert run_supervisor(plan, run_dir).returncode == 0
+    lines = (run_dir / "results.jsonl").read_text().splitlines()
+    # Simulate a writer killed mid-line: the last record is cut in half.
+    cut = lines[:-1] + [lines[-1][: len(lines[-1]) // 2]]
+    (run_dir / "results.jsonl").write_text("\n".join(cut))
+    resumed = run_supervisor(plan, run_dir)
+    assert resumed.returncode == 0
+    assert "1 unreadable line(s)" in resumed.stderr
+    text = (run_dir / "results.jsonl").read_text().splitlines()
+    readable = [json.loads(line) for line in text if line.endswith("}")]
+    assert sorted(r["case_name"] for r in readable) == ["c1", "c2", "c3", "c4", "c5", "c6"]
+    assert read_jsonl(run_dir / "sessions.jsonl")[-1]["truncated_lines"] == 1
+
+
+def test_second_run_gives_the_same_outcomes(tmp_path: Path) -> None:
+    source = """
+import random
+from portbench_runner.api import case
+
+@case("seeded-a")
+@case("seeded-b")
+@case("seeded-c")
+def seeded(ctx):
+    value = ctx.measure(lambda: random.Random(ctx.seed).random())
+    ctx.check(value < 0.5, f"{value} is not below 0.5")
+"""
+    plan = make_plan(tmp_path, {"seeded": source})
+    outcomes = []
+    for run in ("one", "two"):
+        assert run_supervisor(plan, tmp_path / run).returncode == 0
+        outcomes.append(
+            {r["case"]: r["outcome"] for r in read_jsonl(tmp_path / run / "results.jsonl")}
+        )
+    assert outcomes[0] == outcomes[1]
+
+
+def test_records_of_another_cell_are_refused(tmp_path: Path) -> None:
+    plan = make_plan(tmp_path, {"slow": SLOW.replace("0.3", "0.0")})
+    run_dir = tmp_path / "run"
+    assert run_supervisor(plan, run_dir).returncode == 0
+    other = json.loads(plan.read_text())
+    other["cell"] = "python/cpu/current"
+    plan.write_text(json.dumps(other))
+    proc = run_supervisor(plan, run_dir)
+    assert proc.returncode == 3
+    assert "give this cell its own run directory" in proc.stderr
+
+
+def test_env_json_is_written_once_and_validates(tmp_path: Path) -> None:
+    plan = make_plan(tmp_path, {"slow": SLOW.replace("0.3", "0.0")})
+    run_dir = tmp_path / "run"
+    assert run_supervisor(plan, run_dir).returncode == 0
+    env = json.loads((run_dir / "env.json").read_text())
+    validate(env, "env")
+    assert env["dispatch_floor"]["null"]["warm"]["median_ms"] >= 0
+    before = (run_dir / "env.json").read_bytes()
+    assert run_supervisor(plan, run_dir).returncode == 0
+    assert (run_dir / "env.json").read_bytes() == before

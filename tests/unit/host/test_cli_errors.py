@@ -1,0 +1,120 @@
+"""Bad input ends with one sentence and a non-zero exit, never a traceback."""
+
+from __future__ import annotations
+
+import subprocess
+import sys
+
+import pytest
+
+from portbench.errors import AcceleratorMissing, ManifestError, UsageError
+
+
+def _portbench(*args: str) -> subprocess.CompletedProcess[str]:
+    return subprocess.run(
+        [sys.executable, "-m", "portbench.cli", *args],
+        capture_output=True,
+        text=True,
+        timeout=120,
+        check=False,
+    )
+
+
+@pytest.mark.parametrize(
+    ("args", "code", "fragment"),
+    [
+        (
+            ["bench", "--framework", "mxnet", "--accelerator", "cpu"],
+            UsageError.exit_code,
+            "unknown framework 'mxnet'",
+        ),
+        (
+            ["bench", "--framework", "jax", "--accelerator", "gpu-x9"],
+            UsageError.exit_code,
+            "unknown accelerator 'gpu-x9'",
+        ),
+        (
+            ["bench", "--framework", "jax", "--accelerator", "cpu", "--profile", "ancient"],
+            UsageError.exit_code,
+            "unknown profile 'ancient'",
+        ),
+        (
+            ["bench", "--framework", "jax", "--accelerator", "tpu-v3", "--profile", "host"],
+            AcceleratorMissing.exit_code,
+            "accelerator 'tpu-v3' is not present",
+        ),
+        (
+            [
+                "bench",
+                "--framework",
+                "jax",
+                "--accelerator",
+                "cpu",
+                "--profile",
+                "current",
+                "--backend",
+                "host",
+            ],
+            UsageError.exit_code,
+            "use --profile host",
+        ),
+        (["list", "--framework", "caffe"], UsageError.exit_code, "unknown framework 'caffe'"),
+    ],
+)
+def test_bad_input_is_one_sentence(args: list[str], code: int, fragment: str) -> None:
+    proc = _portbench(*args)
+    assert proc.returncode == code, proc.stderr
+    assert fragment in proc.stderr
+    assert "Traceback" not in proc.stderr + proc.stdout
+
+
+def test_malformed_manifest_is_reported(tmp_path) -> None:
+    import os
+
+    (tmp_path / "manifests" / "jax").mkdir(parents=True)
+    (tmp_path / "manifests" / "jax" / "manifest.toml").write_text("schema = [\n")
+    (tmp_path / "runners" / "portbench_runner").mkdir(parents=True)
+    (tmp_path / "images").mkdir()
+    from portbench.paths import images_dir
+
+    (tmp_path / "images" / "accelerators.toml").write_text(
+        images_dir().joinpath("accelerators.toml").read_text()
+    )
+    proc = subprocess.run(
+        [sys.executable, "-m", "portbench.cli", "list", "--framework", "jax"],
+        capture_output=True,
+        text=True,
+        timeout=60,
+        check=False,
+        env={**os.environ, "PORTBENCH_HOME": str(tmp_path)},
+    )
+    assert proc.returncode == ManifestError.exit_code
+    assert "manifest.toml: not valid TOML" in proc.stderr
+    assert "Traceback" not in proc.stderr
+
+
+def test_malformed_plan_is_one_sentence(tmp_path) -> None:
+    from conftest import RUNNERS
+
+    plan = tmp_path / "plan.json"
+    plan.write_text('{"schema": 1}')
+    proc = subprocess.run(
+        [
+            sys.executable,
+            "-m",
+            "portbench_runner",
+            "supervise",
+            "--plan",
+            str(plan),
+            "--run-dir",
+            str(tmp_path / "r"),
+        ],
+        capture_output=True,
+        text=True,
+        timeout=60,
+        check=False,
+        env={"PYTHONPATH": str(RUNNERS), "PATH": "/usr/bin:/bin"},
+    )
+    assert proc.returncode == 2
+    assert "the plan lacks 'cell'" in proc.stderr
+    assert "Traceback" not in proc.stderr

@@ -1,0 +1,64 @@
+"""Compiling plans: stable seeds, filters, the untested reasons, the rerun command."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from portbench.accelerators import get_accelerator
+from portbench.errors import UsageError
+from portbench.manifest import load_manifest
+from portbench.outcomes import function_outcome
+from portbench.plan import CellSpec, PlanOptions, case_seed, compile_plan
+
+from .test_manifest import ENTRY, _write
+
+
+def _manifest(tmp_path: Path):
+    extra = (
+        ENTRY.replace("demo.f", "demo.g").replace('"f_test.py"', '"g_test.py"')
+        + 'untested = { paper = "absent in 1.12" }\n'
+    )
+    return load_manifest(
+        "demo", _write(tmp_path, 'schema = 1\nframework = "demo"\n' + ENTRY + extra)
+    )
+
+
+def test_seeds_are_stable_per_case_id() -> None:
+    assert case_seed(1, "f::a") == case_seed(1, "f::a")
+    assert case_seed(1, "f::a") != case_seed(1, "f::b")
+    assert case_seed(1, "f::a") != case_seed(2, "f::a")
+
+
+def test_plan_lists_every_function_and_filters(tmp_path: Path) -> None:
+    manifest = _manifest(tmp_path)
+    cell = CellSpec("demo", get_accelerator("cpu"), "paper", "venv")
+    plan = compile_plan(cell, manifest, [], PlanOptions())
+    assert [f["function"] for f in plan["functions"]] == ["demo.f", "demo.g"]
+    assert plan["functions"][1]["untested_reason"] == "absent in 1.12"
+    assert plan["cell"] == "demo/cpu/paper"
+    assert plan["rerun_prefix"].startswith(
+        "portbench bench --framework demo --accelerator cpu --profile paper"
+    )
+    only = compile_plan(cell, manifest, [], PlanOptions(cases=("demo.f::b",)))
+    assert [[c["name"] for c in f["cases"]] for f in only["functions"]] == [["b"]]
+    with pytest.raises(UsageError, match="not in the demo manifest"):
+        compile_plan(cell, manifest, [], PlanOptions(functions=("demo.nope",)))
+    with pytest.raises(UsageError, match="case 'demo.f::zzz' is not in the demo manifest"):
+        compile_plan(cell, manifest, [], PlanOptions(cases=("demo.f::zzz",)))
+
+
+@pytest.mark.parametrize(
+    ("outcomes", "expected"),
+    [
+        (["pass", "pass", "skip"], "pass"),
+        (["pass", "fail"], "partial"),
+        (["fail", "fail", "skip"], "complete"),
+        (["skip", "error"], "untested"),
+        ([], "untested"),
+        (["pass", "error"], "pass"),
+    ],
+)
+def test_function_outcomes(outcomes: list[str], expected: str) -> None:
+    assert function_outcome(outcomes) == expected

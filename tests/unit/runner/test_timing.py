@@ -1,0 +1,69 @@
+"""Timing logic with a fake clock: block calibration, budgets, statistics."""
+
+from __future__ import annotations
+
+import pytest
+
+from portbench_runner.timing import summarize, time_call
+
+
+class FakeClock:
+    """Each call of the timed function advances the clock by ``cost_s``."""
+
+    def __init__(self, cost_s: float) -> None:
+        self.now = 0.0
+        self.cost_s = cost_s
+        self.calls = 0
+
+    def __call__(self) -> float:
+        return self.now
+
+    def work(self) -> str:
+        self.calls += 1
+        self.now += self.cost_s
+        return "out"
+
+
+def test_cold_call_output_is_returned_and_timed() -> None:
+    clock = FakeClock(0.002)
+    out, timing = time_call(clock.work, lambda _: None, warm=False, clock=clock)
+    assert out == "out"
+    assert timing == {"cold_ms": pytest.approx(2.0), "warm": None}
+    assert clock.calls == 1
+
+
+def test_fast_calls_are_blocked_until_a_block_lasts_block_min() -> None:
+    clock = FakeClock(1e-6)
+    _, timing = time_call(
+        clock.work, lambda _: None, {"block_min_s": 1e-3, "warm_budget_s": 0.01}, clock=clock
+    )
+    warm = timing["warm"]
+    assert warm["calls_per_sample"] >= 1000
+    assert warm["median_ms"] == pytest.approx(0.001)
+    assert warm["samples"] >= 3
+
+
+def test_slow_calls_stop_at_max_warm() -> None:
+    clock = FakeClock(2.0)
+    _, timing = time_call(
+        clock.work, lambda _: None, {"max_warm_s": 5.0, "warm_budget_s": 0.25}, clock=clock
+    )
+    assert timing["warm"]["samples"] <= 3
+    assert timing["warm"]["calls_per_sample"] == 1
+
+
+def test_sync_runs_once_per_block_on_the_last_output() -> None:
+    clock = FakeClock(1e-4)
+    synced: list[str] = []
+    time_call(clock.work, synced.append, {"block_min_s": 1e-3, "warm_budget_s": 0.005}, clock=clock)
+    # Far fewer syncs than calls: one per block (plus the cold call).
+    assert 1 < len(synced) < clock.calls
+
+
+def test_summary_flags_noisy_measurements() -> None:
+    steady = summarize([1.0, 1.0, 1.01, 1.0], 1, 0.1)
+    noisy = summarize([1.0, 2.0, 1.0, 3.0], 1, 0.1)
+    assert steady["noisy"] is False
+    assert noisy["noisy"] is True
+    assert noisy["median_ms"] == pytest.approx(1500.0)
+    assert noisy["min_ms"] == pytest.approx(1000.0)
