@@ -22,6 +22,7 @@ __all__ = ["build_parser", "main"]
 COMMAND_MODULES = (
     "portbench.commands.bench",
     "portbench.commands.inspect",
+    "portbench.commands.matrix",
     "portbench.images.commands",
     "portbench.report.commands",
     "portbench.sampling.commands",

@@ -36,7 +36,7 @@ FRAMEWORKS = ("torch", "tensorflow", "jax")
 MANIFEST_SCHEMA = 1
 STRATA = ("top20", "1", "2", "3", "4", "5", "6", "7", "8", "9", "10", "1|2")
 CASE_NAME = re.compile(r"^[A-Za-z0-9][A-Za-z0-9_.\-]*$")
-_FIELDS = {
+_FIELDS: dict[str, type | tuple[type, ...]] = {
     "function": str,
     "study_test_file": str,
     "stratum": str,

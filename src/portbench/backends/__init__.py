@@ -22,7 +22,8 @@ def get_backend(name: str) -> Backend:
     if name == "docker":
         from .docker_backend import DockerBackend
 
-        return DockerBackend()
+        backend: Backend = DockerBackend()
+        return backend
     from ..errors import UsageError
 
     raise UsageError(f"unknown backend '{name}' (known: auto, {', '.join(BACKENDS)})")

@@ -62,10 +62,13 @@ def _pythons() -> list[tuple[str, str]]:
     found = []
     pyenv_root = Path.home() / ".pyenv" / "versions"
     for path in sorted(pyenv_root.glob("3.*/bin/python3")):
-        found.append((path.parent.parent.name, str(path)))
+        version = path.parent.parent.name
+        # The runner supports Python 3.8 and newer.
+        if tuple(int(p) for p in version.split(".")[:2]) >= (3, 8):
+            found.append((version, str(path)))
     for name in ("python3.8", "python3.9", "python3.10", "python3.11", "python3.12", "python3.13"):
         exe = shutil.which(name)
-        if exe and not any(exe == p for _, p in found):
+        if exe and "/shims/" not in exe and not any(exe == p for _, p in found):
             found.append((name.removeprefix("python"), exe))
     return found
 

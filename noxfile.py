@@ -1,0 +1,128 @@
+"""portbench's sessions: thin wrappers over the ``portbench`` command.
+
+Cells come from the package (frameworks) and the accelerator table, so ``nox -l`` lists
+``bench(jax, cpu)`` ... ``bench(torch, tpu-v3)`` from one source of truth.
+"""
+
+from __future__ import annotations
+
+import sys
+from pathlib import Path
+
+import nox
+
+ROOT = Path(__file__).parent
+sys.path.insert(0, str(ROOT / "src"))
+
+from portbench.accelerators import load_accelerators  # noqa: E402
+from portbench.manifest import FRAMEWORKS  # noqa: E402
+
+nox.options.sessions = ["lint", "tests"]
+nox.options.reuse_existing_virtualenvs = True
+
+PYTHON = "3.11"
+CELLS = [
+    nox.param(framework, accelerator, id=f"{framework}, {accelerator}")
+    for framework in FRAMEWORKS
+    for accelerator in load_accelerators()
+]
+# What the framework-backed tests need (rules tested against real exceptions): CPU builds.
+TEST_FRAMEWORKS = ["jax", "torch==2.13.0", "tensorflow-cpu"]
+
+
+def _install(session: nox.Session, *extras: str) -> None:
+    spec = f".[{','.join(extras)}]" if extras else "."
+    session.install("-e", spec)
+
+
+@nox.session(python=PYTHON, default=False)
+@nox.parametrize(("framework", "accelerator"), CELLS)
+def bench(session: nox.Session, framework: str, accelerator: str) -> None:
+    """Run one cell; extra arguments go to `portbench bench` (e.g. -- --profile paper)."""
+    _install(session)
+    session.run(
+        "portbench",
+        "bench",
+        "--framework",
+        framework,
+        "--accelerator",
+        accelerator,
+        *session.posargs,
+    )
+
+
+@nox.session(python=PYTHON, default=False)
+@nox.parametrize(("framework", "accelerator"), CELLS)
+def image(session: nox.Session, framework: str, accelerator: str) -> None:
+    """Build (or reuse) the pinned image of one cell (-- --profile P)."""
+    _install(session)
+    session.run(
+        "portbench",
+        "images",
+        "build",
+        "--framework",
+        framework,
+        "--accelerator",
+        accelerator,
+        *session.posargs,
+    )
+
+
+@nox.session(python=PYTHON, default=False)
+def base_images(session: nox.Session) -> None:
+    """Make local base images with debootstrap (no registry needed)."""
+    _install(session)
+    session.run("portbench", "images", "base", *session.posargs)
+
+
+@nox.session(python=PYTHON, default=False)
+def matrix(session: nox.Session) -> None:
+    """Run every cell this machine can reach for one profile (-- --profile P)."""
+    _install(session)
+    session.run("portbench", "matrix", *session.posargs)
+
+
+@nox.session(python=PYTHON, default=False)
+def report(session: nox.Session) -> None:
+    """Merge runs (default: all under results/) into report/."""
+    _install(session)
+    session.run("portbench", "report", *session.posargs)
+
+
+@nox.session(python=PYTHON, default=False)
+def publish(session: nox.Session) -> None:
+    """Pack report/ into one archive with a list of its contents and their hashes."""
+    _install(session)
+    session.run("portbench", "publish", *session.posargs)
+
+
+@nox.session(python=PYTHON, default=False)
+def sample(session: nox.Session) -> None:
+    """The sampling pipeline: enumerate, count, sample (arguments go to `portbench sample`)."""
+    _install(session)
+    session.run("portbench", "sample", *session.posargs)
+
+
+@nox.session(python=PYTHON, default=False)
+def perf(session: nox.Session) -> None:
+    """Benchmarks of portbench itself (timing fidelity, overhead, scaling)."""
+    _install(session, "test")
+    session.install(*TEST_FRAMEWORKS)
+    session.run("python", "benchmarks/run.py", *session.posargs)
+
+
+@nox.session(python=PYTHON)
+def tests(session: nox.Session) -> None:
+    """The test suite, with real frameworks for the rules and manifest tests."""
+    _install(session, "test")
+    session.install(*TEST_FRAMEWORKS)
+    session.run("pytest", *(session.posargs or ["-q"]))
+
+
+@nox.session(python=PYTHON)
+def lint(session: nox.Session) -> None:
+    """ruff (lint and format check) and mypy on the host package."""
+    _install(session, "lint")
+    session.run("ruff", "check", ".")
+    session.run("ruff", "format", "--check", ".")
+    session.run("mypy")

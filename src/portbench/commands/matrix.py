@@ -1,0 +1,107 @@
+"""``portbench matrix``: every cell this machine can reach, for one profile, in one run.
+
+Cells that cannot run here are listed as such (in the terminal and in ``matrix.json``),
+never silently dropped; a failing cell does not stop the others.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+from pathlib import Path
+from typing import Any
+
+from rich.console import Console
+from rich.table import Table
+
+from ..accelerators import Accelerator, is_present, load_accelerators
+from ..cellrun import BenchRequest, new_run_dir, run_cell
+from ..errors import PortbenchError
+from ..manifest import FRAMEWORKS
+from ..plan import PlanOptions
+from ..profiles import DEFAULT_PROFILE
+
+__all__ = ["reachable_accelerators", "register"]
+
+
+def register(subparsers: Any) -> None:
+    parser = subparsers.add_parser("matrix", help="run every cell this machine can reach")
+    parser.add_argument("--profile", default=DEFAULT_PROFILE)
+    parser.add_argument("--frameworks", nargs="+", default=list(FRAMEWORKS))
+    parser.add_argument("--backend", default="auto")
+    parser.add_argument("--run-dir", type=Path)
+    parser.set_defaults(func=_matrix)
+
+
+def reachable_accelerators(
+    table: dict[str, Accelerator],
+) -> tuple[list[Accelerator], dict[str, str]]:
+    """The most specific present id per flavor (gpu-h100 rather than gpu), and why others are out."""
+    present: dict[str, tuple[Accelerator, str]] = {}
+    out: dict[str, str] = {}
+    for acc in table.values():
+        ok, found = is_present(acc)
+        if not ok:
+            out[acc.id] = f"not present ({found})"
+            continue
+        current = present.get(acc.flavor)
+        # A specific id (one with a device pattern) beats the generic one of its flavor.
+        if current is None or (acc.device_match and not current[0].device_match):
+            if current is not None:
+                out[current[0].id] = f"covered by {acc.id}"
+            present[acc.flavor] = (acc, found)
+        else:
+            out[acc.id] = f"covered by {current[0].id}"
+    return [acc for acc, _ in present.values()], out
+
+
+def _matrix(args: argparse.Namespace) -> int:
+    console = Console()
+    reachable, unreachable = reachable_accelerators(load_accelerators())
+    run_dir = args.run_dir or new_run_dir()
+    run_dir.mkdir(parents=True, exist_ok=True)
+    cells: list[dict[str, Any]] = []
+    for acc in reachable:
+        for framework in args.frameworks:
+            cell = f"{framework}/{acc.id}/{args.profile}"
+            request = BenchRequest(
+                framework, acc.id, args.profile, args.backend, PlanOptions(), run_dir
+            )
+            try:
+                result = run_cell(request, console)
+                cells.append(
+                    {
+                        "cell": cell,
+                        "status": "complete",
+                        "functions": result.function_counts,
+                        "cases": result.case_counts,
+                    }
+                )
+            except PortbenchError as exc:
+                console.print(f"[red]{cell} failed:[/] {exc}")
+                cells.append({"cell": cell, "status": "failed", "reason": str(exc)})
+    for acc_id, why in unreachable.items():
+        for framework in args.frameworks:
+            cells.append(
+                {
+                    "cell": f"{framework}/{acc_id}/{args.profile}",
+                    "status": "unreachable",
+                    "reason": why,
+                }
+            )
+    (run_dir / "matrix.json").write_text(
+        json.dumps({"schema": 1, "kind": "matrix", "cells": cells}, indent=2)
+    )
+    table = Table(title=f"matrix {args.profile} → {run_dir}")
+    for column in ("cell", "status", "functions pass/partial/complete/untested", "why"):
+        table.add_column(column)
+    for row in cells:
+        counts = row.get("functions")
+        text = (
+            "/".join(str(counts[k]) for k in ("pass", "partial", "complete", "untested"))
+            if counts
+            else ""
+        )
+        table.add_row(row["cell"], row["status"], text, row.get("reason", "")[:80])
+    console.print(table)
+    return 1 if any(c["status"] == "failed" for c in cells) else 0
