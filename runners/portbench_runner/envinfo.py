@@ -52,6 +52,33 @@ def cpu_facts() -> Dict[str, Any]:
     }
 
 
+def nvidia_driver() -> Optional[str]:
+    """The NVIDIA driver version, from the kernel module or nvidia-smi; None without one."""
+    try:
+        with open("/proc/driver/nvidia/version", encoding="utf-8") as handle:
+            for word in handle.readline().split():
+                if word[:1].isdigit() and "." in word:
+                    return word
+    except OSError:
+        pass
+    import shutil
+    import subprocess
+
+    if shutil.which("nvidia-smi") is None:
+        return None
+    try:
+        out = subprocess.run(
+            ["nvidia-smi", "--query-gpu=driver_version", "--format=csv,noheader"],
+            capture_output=True,
+            text=True,
+            timeout=30,
+            check=False,
+        ).stdout.strip()
+    except (OSError, subprocess.SubprocessError):
+        return None
+    return out.splitlines()[0] if out else None
+
+
 def dispatch_floor(adapter: Adapter, settings: Optional[Dict[str, float]]) -> Dict[str, Any]:
     """Time a null call (return the input) and the cheapest real op, as cases are timed."""
     x = adapter.null_inputs()
@@ -75,6 +102,8 @@ def collect_env(adapter: Adapter, settings: Optional[Dict[str, float]]) -> Dict[
         floor: Dict[str, Any] = dispatch_floor(adapter, settings)
     except Exception as exc:  # the floor is informative; its failure must not stop the cell
         floor = {"null": None, "op": None, "error": f"{type(exc).__name__}: {exc}"}
+    if adapter.flavor == "cuda":
+        device.setdefault("driver_version", nvidia_driver())
     return {
         "python": {
             "version": platform.python_version(),
