@@ -68,7 +68,7 @@ def test_truncated_last_line_is_reported_and_its_case_runs_again(tmp_path: Path)
     assert run_supervisor(plan, run_dir).returncode == 0
     lines = (run_dir / "results.jsonl").read_text().splitlines()
     # Simulate a writer killed mid-line: the last record is cut in half.
-    cut = [*lines[:-1], lines[-1][:len(lines[-1]) // 2]]
+    cut = [*lines[:-1], lines[-1][: len(lines[-1]) // 2]]
     (run_dir / "results.jsonl").write_text("\n".join(cut))
     resumed = run_supervisor(plan, run_dir)
     assert resumed.returncode == 0

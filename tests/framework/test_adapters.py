@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import pytest
+
 from portbench_runner.adapters import make_adapter
 from portbench_runner.context import Context
 from portbench_runner.signals import FallbackDetected, StageFailure
@@ -50,7 +51,10 @@ def test_tensorflow_soft_placement_is_restored_after_a_failing_case() -> None:
 def test_tensorflow_sync_reaches_nested_outputs() -> None:
     tf = pytest.importorskip("tensorflow")
     ctx = _context("tensorflow")
-    out = ctx.measure(lambda x: {"a": [tf.square(x)], "b": (x + 1, tf.ragged.constant([[1], [2, 3]]))}, ctx.put([2.0]))
+    out = ctx.measure(
+        lambda x: {"a": [tf.square(x)], "b": (x + 1, tf.ragged.constant([[1], [2, 3]]))},
+        ctx.put([2.0]),
+    )
     ctx.check_close(out["a"][0], [4.0])
     assert ctx.timing is not None and ctx.timing["warm"] is not None
 

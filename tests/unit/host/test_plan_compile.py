@@ -45,7 +45,7 @@ def test_plan_lists_every_function_and_filters(tmp_path: Path) -> None:
     assert [[c["name"] for c in f["cases"]] for f in only["functions"]] == [["b"]]
     with pytest.raises(UsageError, match="not in the demo manifest"):
         compile_plan(cell, manifest, [], PlanOptions(functions=("demo.nope",)))
-    with pytest.raises(UsageError, match="case 'demo.f::zzz' is not in the demo manifest"):
+    with pytest.raises(UsageError, match=r"case 'demo\.f::zzz' is not in the demo manifest"):
         compile_plan(cell, manifest, [], PlanOptions(cases=("demo.f::zzz",)))
 
 
