@@ -23,6 +23,7 @@ COMMAND_MODULES = (
     "portbench.commands.bench",
     "portbench.commands.inspect",
     "portbench.commands.matrix",
+    "portbench.commands.validate",
     "portbench.images.commands",
     "portbench.report.commands",
     "portbench.sampling.commands",

@@ -65,7 +65,7 @@ def test_jax_put_commits_to_the_target_and_sync_waits_on_every_leaf() -> None:
     x = ctx.put([[3.0, 1.0], [1.0, 3.0]], dtype="float64")
     assert x.dtype.name == "float64"
     assert {d.platform for d in x.devices()} == {"cpu"}
-    u, s, vh = ctx.measure(jax.numpy.linalg.svd, x)
+    _u, s, _vh = ctx.measure(jax.numpy.linalg.svd, x)
     ctx.check_close(s, [4.0, 2.0], dtype="float64")
     assert ctx.timing is not None and ctx.timing["cold_ms"] > 0
 

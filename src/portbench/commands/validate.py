@@ -1,0 +1,92 @@
+"""``portbench validate``: check a manifest and its rules, and their staleness against runs.
+
+With run directories it reports the rules that matched nothing there (candidates for
+removal or a fix) and the failures no rule matched (``other``), for curation.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+from collections import Counter
+from pathlib import Path
+from typing import Any
+
+from rich.console import Console
+from rich.table import Table
+
+from ..manifest import load_manifest
+from ..rules import load_rules
+
+__all__ = ["register", "rule_usage"]
+
+
+def register(subparsers: Any) -> None:
+    parser = subparsers.add_parser("validate", help="check a manifest and its rules (against runs)")
+    parser.add_argument("--framework", required=True)
+    parser.add_argument(
+        "runs", nargs="*", type=Path, help="run or cell directories to check the rules against"
+    )
+    parser.set_defaults(func=_validate)
+
+
+def _records(paths: list[Path], framework: str) -> list[dict[str, Any]]:
+    records = []
+    for path in paths:
+        for results in sorted(path.rglob("results.jsonl")):
+            for line in results.read_text(errors="replace").splitlines():
+                try:
+                    record = json.loads(line)
+                except ValueError:
+                    continue
+                if record.get("framework") == framework:
+                    records.append(record)
+    return records
+
+
+def rule_usage(
+    rules: list[dict[str, Any]], records: list[dict[str, Any]]
+) -> tuple[Counter[str], list[dict[str, Any]]]:
+    """How often each rule matched, and the failed records no rule matched."""
+    used: Counter[str] = Counter({rule["id"]: 0 for rule in rules})
+    unmatched = []
+    for record in records:
+        if record.get("outcome") != "fail" or record.get("category") in (
+            "timeout",
+            "crash",
+            "fallback",
+        ):
+            continue
+        if record.get("rule"):
+            used[record["rule"]] += 1
+        elif record.get("category") == "other":
+            unmatched.append(record)
+    return used, unmatched
+
+
+def _validate(args: argparse.Namespace) -> int:
+    console = Console()
+    manifest = load_manifest(args.framework)
+    rules = load_rules(args.framework)
+    cases = sum(len(f.cases) for f in manifest.functions)
+    thin = [f.function for f in manifest.functions if len(f.cases) < 3]
+    console.print(
+        f"{args.framework}: {len(manifest.functions)} functions, {cases} cases, {len(rules)} rules: valid"
+    )
+    if thin:
+        console.print(f"[yellow]fewer than three cases:[/] {', '.join(thin)}")
+    if not args.runs:
+        return 0
+    used, unmatched = rule_usage(rules, _records(args.runs, args.framework))
+    table = Table(title="rules against the runs given")
+    table.add_column("rule")
+    table.add_column("matches", justify="right")
+    for rule_id, count in sorted(used.items(), key=lambda kv: kv[1]):
+        table.add_row(rule_id, str(count) if count else "[yellow]0 (stale?)[/]")
+    console.print(table)
+    for record in unmatched:
+        error = record.get("error") or {}
+        console.print(
+            f"unmatched: {record['case']} ({record['cell']}): {error.get('type')}: {error.get('message', '')[:160]}"
+        )
+    return 0
