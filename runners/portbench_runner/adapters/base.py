@@ -101,13 +101,18 @@ class Adapter:
         """A description of where ``leaf`` lives, or None if it is on the target device."""
         raise NotImplementedError
 
+    def leaves(self, value: Any) -> List[Any]:
+        """The framework values inside ``value`` (nested containers walked)."""
+        return list(iter_leaves(value, self.is_tensor))
+
     def placement_problems(self, value: Any) -> List[str]:
         """Descriptions of the output leaves that are not on the target device."""
         problems = []
-        for leaf in iter_leaves(value, self.is_tensor):
-            where = self.leaf_device(leaf)
-            if where is not None:
-                problems.append(where)
+        for leaf in self.leaves(value):
+            if self.is_tensor(leaf):
+                where = self.leaf_device(leaf)
+                if where is not None:
+                    problems.append(where)
         return problems
 
     def to_numpy(self, value: Any) -> Any:

@@ -85,12 +85,12 @@ class JaxAdapter(Adapter):
     def is_tensor(self, value: Any) -> bool:
         return isinstance(value, self.jax.Array)
 
-    def _leaves(self, value: Any) -> List[Any]:
+    def leaves(self, value: Any) -> List[Any]:
         return self.jax.tree_util.tree_leaves(value)
 
     def sync(self, value: Any) -> None:
         # Every leaf of the pytree (tuples from svd, lu, top_k included) is waited for.
-        for leaf in self._leaves(value):
+        for leaf in self.leaves(value):
             wait = getattr(leaf, "block_until_ready", None)
             if callable(wait):
                 wait()
@@ -101,15 +101,6 @@ class JaxAdapter(Adapter):
         if wrong:
             return f"array on {', '.join(str(d) for d in wrong)}, not {self.device}"
         return None
-
-    def placement_problems(self, value: Any) -> List[str]:
-        problems = []
-        for leaf in self._leaves(value):
-            if self.is_tensor(leaf):
-                where = self.leaf_device(leaf)
-                if where is not None:
-                    problems.append(where)
-        return problems
 
     def to_numpy(self, value: Any) -> Any:
         import numpy as np

@@ -92,7 +92,7 @@ class TensorFlowAdapter(Adapter):
                 tensor = tf.Variable(tensor)
         return tensor
 
-    def _flatten(self, value: Any) -> List[Any]:
+    def leaves(self, value: Any) -> List[Any]:
         return self.tf.nest.flatten(value, expand_composites=True)
 
     def is_tensor(self, value: Any) -> bool:
@@ -101,7 +101,7 @@ class TensorFlowAdapter(Adapter):
     def sync(self, value: Any) -> None:
         # .numpy() on every leaf, nested and composite ones included: it blocks until
         # that value exists on the host. Graph tensors (no .numpy) have nothing to wait for.
-        for leaf in self._flatten(value):
+        for leaf in self.leaves(value):
             to_host = getattr(leaf, "numpy", None)
             if callable(to_host):
                 to_host()
@@ -115,15 +115,6 @@ class TensorFlowAdapter(Adapter):
         if match.group(1).upper() != expected:
             return f"tensor on {where}, not {self.device}"
         return None
-
-    def placement_problems(self, value: Any) -> List[str]:
-        problems = []
-        for leaf in self._flatten(value):
-            if self.is_tensor(leaf):
-                where = self.leaf_device(leaf)
-                if where is not None:
-                    problems.append(where)
-        return problems
 
     def to_numpy(self, value: Any) -> Any:
         import numpy as np

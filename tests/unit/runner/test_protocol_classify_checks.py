@@ -111,3 +111,10 @@ def test_stacked_decorators_register_in_reading_order() -> None:
     with pytest.raises(ValueError, match="must match"):
         case("bad name")(single)
     clear_registry()
+
+
+def test_runner_and_host_agree_on_categories() -> None:
+    from portbench.rules import CATEGORIES as HOST_CATEGORIES
+    from portbench_runner.classify import CATEGORIES as RUNNER_CATEGORIES
+
+    assert RUNNER_CATEGORIES == HOST_CATEGORIES
