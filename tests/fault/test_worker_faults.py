@@ -185,3 +185,22 @@ def test_python_used_is_this_one(tmp_path: Path) -> None:
     assert proc.returncode == 0
     env = __import__("json").loads((tmp_path / "run" / "env.json").read_text())
     assert env["python"]["executable"] == sys.executable
+
+
+def test_bench_lists_the_failures_it_recorded(tmp_path: Path) -> None:
+    import io
+
+    from rich.console import Console
+
+    from portbench.commands.bench import failures_table
+
+    plan = make_plan(tmp_path, {"faults": FAULTS}, case_timeouts={"hang": 1.0})
+    assert run_supervisor(plan, tmp_path / "run").returncode == 0
+    table = failures_table(tmp_path / "run" / "results.jsonl")
+    assert table is not None
+    out = io.StringIO()
+    Console(file=out, width=200, color_system=None).print(table)
+    text = out.getvalue()
+    for fragment in ("demo.faults::segfault", "crash", "demo.faults::hang", "timeout", "memory"):
+        assert fragment in text
+    assert "demo.faults::before" not in text

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import argparse
+import json
 from pathlib import Path
 from typing import Any
 
@@ -14,7 +15,7 @@ from ..cellrun import BenchRequest, CellRunResult, run_cell
 from ..plan import DEFAULT_CASE_TIMEOUT_S, DEFAULT_SEED, PlanOptions
 from ..profiles import DEFAULT_PROFILE, PROFILES
 
-__all__ = ["register", "summary_table"]
+__all__ = ["failures_table", "register", "summary_table"]
 
 
 def register(subparsers: Any) -> None:
@@ -61,6 +62,40 @@ def summary_table(cell_id: str, result: CellRunResult) -> Table:
     return table
 
 
+def failures_table(results: Path, limit: int = 25) -> Table | None:
+    """The failed and errored cases, with stage, category and the first line of the error."""
+    rows = []
+    for line in results.read_text(errors="replace").splitlines():
+        try:
+            record = json.loads(line)
+        except ValueError:
+            continue
+        if record.get("outcome") in ("fail", "error"):
+            error = record.get("error") or {}
+            message = (error.get("message") or record.get("reason") or "").strip().splitlines()
+            rows.append(
+                (
+                    record["case"],
+                    record["outcome"],
+                    record.get("stage") or "",
+                    record.get("category") or "",
+                    message[0][:90] if message else "",
+                )
+            )
+    if not rows:
+        return None
+    table = Table(
+        title=f"failures ({len(rows)}; each record in results.jsonl has its rerun command)"
+    )
+    for column in ("case", "outcome", "stage", "category", "message"):
+        table.add_column(column)
+    for row in rows[:limit]:
+        table.add_row(*row)
+    if len(rows) > limit:
+        table.add_row(f"... {len(rows) - limit} more", "", "", "", "")
+    return table
+
+
 def _bench(args: argparse.Namespace) -> int:
     console = Console()
     timing = {"warm_budget_s": args.warm_budget} if args.warm_budget is not None else {}
@@ -83,5 +118,8 @@ def _bench(args: argparse.Namespace) -> int:
     )
     result = run_cell(request, console)
     console.print(summary_table(f"{args.framework}/{args.accelerator}/{args.profile}", result))
+    failures = failures_table(result.cell_dir / "results.jsonl")
+    if failures is not None:
+        console.print(failures)
     console.print(f"results: {result.cell_dir / 'results.jsonl'}")
     return 0
