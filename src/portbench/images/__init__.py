@@ -1,0 +1,1 @@
+"""Pinned environments: profiles, their locks, images built from them."""
