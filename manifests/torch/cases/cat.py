@@ -1,0 +1,69 @@
+"""torch.cat: concatenation along dims, dtypes, empty tensors, autograd, torch.compile."""
+
+import numpy as np
+
+from portbench_runner.api import case
+
+
+@case("float32-dim0", dtype="float32", dim=0)
+@case("float64-dim1", dtype="float64", dim=1)
+@case("bfloat16-dim0", dtype="bfloat16", dim=0)
+@case("int64-dim1", dtype="int64", dim=1)
+@case("bool-dim0", dtype="bool", dim=0)
+def cat_values(ctx, dtype, dim):
+    import torch
+
+    parts = [ctx.rng.standard_normal((32, 16 + i)) if dim == 1 else ctx.rng.standard_normal((8 + i, 16)) for i in range(3)]
+    if dtype == "int64":
+        parts = [(p * 100).astype("int64") for p in parts]
+    elif dtype == "bool":
+        parts = [p > 0 for p in parts]
+    else:
+        parts = [p.astype("float32") for p in parts]
+    tensors = [ctx.put(p, dtype=dtype) for p in parts]
+    out = ctx.measure(torch.cat, tensors, dim=dim)
+    expected = np.concatenate(parts, axis=dim)
+    if dtype in ("int64", "bool"):
+        ctx.check_equal(out, expected)
+    else:
+        ctx.check_close(out, expected.astype("float64"), dtype=dtype)
+
+
+@case("empty-and-large")
+def cat_empty_large(ctx):
+    import torch
+
+    big = ctx.rng.standard_normal((1_000_000,)).astype("float32")
+    tensors = [ctx.put(np.zeros((0,), dtype="float32")), ctx.put(big), ctx.put(big[:10])]
+    out = ctx.measure(torch.cat, tensors)
+    ctx.check_close(out, np.concatenate([big, big[:10]]), dtype="float32")
+
+
+@case("autograd-splits-gradient")
+def cat_grad(ctx):
+    import torch
+
+    a = ctx.put(ctx.rng.standard_normal((4, 3)).astype("float32"), requires_grad=True)
+    b = ctx.put(ctx.rng.standard_normal((2, 3)).astype("float32"), requires_grad=True)
+    weights = ctx.put(np.arange(18, dtype="float32").reshape(6, 3))
+
+    def forward_backward():
+        a.grad = None
+        b.grad = None
+        (torch.cat([a, b]) * weights).sum().backward()
+        return a.grad, b.grad
+
+    grad_a, grad_b = ctx.measure(forward_backward)
+    w = np.arange(18, dtype="float64").reshape(6, 3)
+    ctx.check_close(grad_a, w[:4], dtype="float32", what="grad a")
+    ctx.check_close(grad_b, w[4:], dtype="float32", what="grad b")
+
+
+@case("compiled")
+def cat_compiled(ctx):
+    import torch
+
+    parts = [ctx.rng.standard_normal((16, 8)).astype("float32") for _ in range(2)]
+    fn = ctx.compiled(lambda x, y: torch.cat([x, y], dim=1))
+    out = ctx.measure(fn, *(ctx.put(p) for p in parts))
+    ctx.check_close(out, np.concatenate(parts, axis=1), dtype="float32")
