@@ -143,6 +143,9 @@ def run_cell(request: BenchRequest, console: Console) -> CellRunResult:
     accelerator = get_accelerator(request.accelerator)
     check_profile(request.profile, request.framework, accelerator.flavor)
     backend = choose_backend(request.backend, request.profile, console, request.python)
+    if hasattr(backend, "console"):
+        # Container logs print above the progress bar, through the same console.
+        backend.console = console
     cell = CellSpec(request.framework, accelerator, request.profile, backend.name)
     require_present(accelerator)
     manifest = load_manifest(request.framework)

@@ -1,0 +1,16 @@
+# tensorflow on TPU VMs. BASE is the profile's slim Python image; libtpu comes from the lock (the TPU VM setup the framework documents), or the local
+# debootstrap base on machines without a registry (`portbench images base`).
+ARG BASE=python:3.11-slim-bookworm
+FROM ${BASE}
+
+# The build context holds the lock, pip's CA bundle (for TLS-intercepting proxies; may be
+# empty) and an optional wheelhouse (--find-links), so builds work air-gapped.
+COPY context/ /etc/portbench/
+RUN python3 -m venv /opt/cell \
+    && /opt/cell/bin/pip install --no-cache-dir --no-deps --disable-pip-version-check \
+       $(test -s /etc/portbench/ca-bundle.crt && echo --cert /etc/portbench/ca-bundle.crt) \
+       $(cat /etc/portbench/pip-args) -r /etc/portbench/lock.txt
+# Cells run as an unprivileged user; the host mounts the run directory writable for it.
+RUN useradd --uid 10001 --user-group --home-dir /tmp cell 2>/dev/null || true
+USER 10001:10001
+ENV PATH=/opt/cell/bin:$PATH PYTHONDONTWRITEBYTECODE=1 HOME=/tmp

@@ -1,0 +1,188 @@
+"""``portbench images build|base|export|import|prune``."""
+
+from __future__ import annotations
+
+import argparse
+import hashlib
+import json
+import tarfile
+import time
+from pathlib import Path
+from typing import Any
+
+from rich.console import Console
+
+from ..accelerators import get_accelerator
+from ..errors import UsageError
+from ..manifest import FRAMEWORKS
+from ..profiles import DEFAULT_PROFILE, PINNED_PROFILES
+from .base import SUITES, make_base_image
+from .build import LABEL, docker_client, ensure_image, image_spec
+
+__all__ = ["register"]
+
+
+def register(subparsers: Any) -> None:
+    images = subparsers.add_parser(
+        "images", help="pinned cell images: build, base, export, import, prune"
+    )
+    sub = images.add_subparsers(dest="images_command", metavar="ACTION", required=True)
+    build = sub.add_parser("build", help="build (or reuse) the image of a cell")
+    build.add_argument("--framework", required=True, choices=FRAMEWORKS)
+    build.add_argument("--accelerator", required=True)
+    build.add_argument("--profile", default=DEFAULT_PROFILE, choices=PINNED_PROFILES)
+    _build_options(build)
+    build.set_defaults(func=_build)
+    base = sub.add_parser("base", help="make local base images with debootstrap (no registry)")
+    base.add_argument("--suite", nargs="+", default=list(SUITES), choices=list(SUITES))
+    base.add_argument("--rebuild", action="store_true")
+    base.set_defaults(func=_base)
+    export = sub.add_parser("export", help="save a cell's image with its lock as one archive")
+    export.add_argument("--framework", required=True, choices=FRAMEWORKS)
+    export.add_argument("--accelerator", required=True)
+    export.add_argument("--profile", default=DEFAULT_PROFILE, choices=PINNED_PROFILES)
+    export.add_argument("--out", type=Path, required=True)
+    _build_options(export)
+    export.set_defaults(func=_export)
+    load = sub.add_parser("import", help="load an archive made by `images export`")
+    load.add_argument("archive", type=Path)
+    load.set_defaults(func=_import)
+    prune = sub.add_parser(
+        "prune", help="remove portbench images and venvs that no lock uses any more"
+    )
+    prune.add_argument("--dry-run", action="store_true")
+    prune.set_defaults(func=_prune)
+
+
+def _build_options(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument(
+        "--base",
+        help="base image (default: the profile's public one, else the local debootstrap one)",
+    )
+    parser.add_argument(
+        "--ca-bundle", type=Path, help="CA bundle for pip behind a TLS proxy (default: pip's cert)"
+    )
+    parser.add_argument(
+        "--find-links", type=Path, help="a local wheelhouse for wheels no index serves"
+    )
+
+
+def _spec(args: argparse.Namespace) -> Any:
+    flavor = get_accelerator(args.accelerator).flavor
+    if args.find_links is not None and not args.find_links.is_dir():
+        raise UsageError(f"--find-links {args.find_links} is not a directory of wheels")
+    return image_spec(
+        args.framework, flavor, args.profile, args.base, args.ca_bundle, args.find_links
+    )
+
+
+def _build(args: argparse.Namespace) -> int:
+    console = Console()
+    image = ensure_image(_spec(args), lambda line: console.print(line, style="dim", markup=False))
+    verb = "built" if image.built else "unchanged, reused"
+    console.print(
+        f"{image.tag}: {verb} in {image.seconds:.2f} s, {image.size_bytes / 1e6:.0f} MB ({image.id[:19]})"
+    )
+    return 0
+
+
+def _base(args: argparse.Namespace) -> int:
+    console = Console()
+    client = docker_client()
+    for suite in args.suite:
+        image_id, seconds = make_base_image(suite, client, console.print, rebuild=args.rebuild)
+        console.print(
+            f"portbench/base:{suite}: {image_id[:19]} ({'made in %.0f s' % seconds if seconds else 'present'})"
+        )
+    return 0
+
+
+def _export(args: argparse.Namespace) -> int:
+    console = Console()
+    spec = _spec(args)
+    image = ensure_image(spec, console.print)
+    client = docker_client()
+    args.out.parent.mkdir(parents=True, exist_ok=True)
+    image_tar = args.out.with_suffix(".image.tar")
+    with open(image_tar, "wb") as handle:
+        for chunk in client.images.get(image.tag).save(named=True):
+            handle.write(chunk)
+    manifest = {
+        "schema": 1,
+        "kind": "image-export",
+        "tag": image.tag,
+        "id": image.id,
+        "profile": spec.profile.name,
+        "framework": spec.framework,
+        "flavor": spec.flavor,
+        "lock": spec.lock.path.name,
+        "lock_sha256": spec.lock.sha256,
+        "image_sha256": hashlib.sha256(image_tar.read_bytes()).hexdigest(),
+        "exported_at": time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime()),
+    }
+    with tarfile.open(args.out, "w") as tar:
+        tar.add(image_tar, arcname="image.tar")
+        tar.add(spec.lock.path, arcname="lock.txt")
+        info = tarfile.TarInfo("export.json")
+        data = json.dumps(manifest, indent=2).encode()
+        info.size = len(data)
+        import io
+
+        tar.addfile(info, io.BytesIO(data))
+    image_tar.unlink()
+    console.print(f"{args.out}: {image.tag} with its lock ({args.out.stat().st_size / 1e6:.0f} MB)")
+    return 0
+
+
+def _import(args: argparse.Namespace) -> int:
+    import io
+
+    console = Console()
+    client = docker_client()
+    try:
+        with tarfile.open(args.archive) as tar:
+            manifest = json.load(tar.extractfile("export.json"))  # type: ignore[arg-type]
+            image_bytes = tar.extractfile("image.tar").read()  # type: ignore[union-attr]
+    except (OSError, KeyError, tarfile.TarError, ValueError) as exc:
+        raise UsageError(
+            f"{args.archive} is not an archive made by `portbench images export` ({exc})"
+        ) from None
+    if hashlib.sha256(image_bytes).hexdigest() != manifest["image_sha256"]:
+        raise UsageError(
+            f"{args.archive}: the image does not match its recorded hash; the archive is damaged"
+        )
+    client.images.load(io.BytesIO(image_bytes))
+    console.print(
+        f"loaded {manifest['tag']} (profile {manifest['profile']}, lock {manifest['lock_sha256'][:12]})"
+    )
+    return 0
+
+
+def _prune(args: argparse.Namespace) -> int:
+    import shutil
+
+    from ..images.locks import load_lock
+    from ..paths import images_dir, state_dir
+
+    console = Console()
+    live_locks = {load_lock(p).sha256 for p in (images_dir() / "locks").glob("*/*.txt")}
+    client = docker_client()
+    removed = 0
+    for image in client.images.list(filters={"label": f"{LABEL}.lock-sha256"}):
+        if image.labels.get(f"{LABEL}.lock-sha256") not in live_locks:
+            console.print(
+                f"{'would remove' if args.dry_run else 'removing'} image {image.tags or image.id}"
+            )
+            if not args.dry_run:
+                client.images.remove(image.id, force=True)
+            removed += 1
+    for venv in sorted((state_dir() / "venvs").glob("*")):
+        info = venv / "portbench-env.json"
+        sha = json.loads(info.read_text()).get("lock_sha256") if info.exists() else None
+        if sha not in live_locks:
+            console.print(f"{'would remove' if args.dry_run else 'removing'} venv {venv.name}")
+            if not args.dry_run:
+                shutil.rmtree(venv)
+            removed += 1
+    console.print(f"{removed} unused environment(s) {'found' if args.dry_run else 'removed'}")
+    return 0
