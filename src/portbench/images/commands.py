@@ -47,6 +47,15 @@ def register(subparsers: Any) -> None:
     load = sub.add_parser("import", help="load an archive made by `images export`")
     load.add_argument("archive", type=Path)
     load.set_defaults(func=_import)
+    lock = sub.add_parser("lock", help="(re)write the profiles' locks")
+    lock.add_argument(
+        "--only",
+        nargs="+",
+        default=[],
+        metavar="PROFILE/FRAMEWORK-FLAVOR",
+        help="e.g. current/jax-cpu",
+    )
+    lock.set_defaults(func=_lock)
     prune = sub.add_parser(
         "prune", help="remove portbench images and venvs that no lock uses any more"
     )
@@ -155,6 +164,26 @@ def _import(args: argparse.Namespace) -> int:
     console.print(
         f"loaded {manifest['tag']} (profile {manifest['profile']}, lock {manifest['lock_sha256'][:12]})"
     )
+    return 0
+
+
+def _lock(args: argparse.Namespace) -> int:
+    from .lockgen import LOCK_INPUTS, write_lock
+
+    console = Console()
+    keys = sorted(LOCK_INPUTS)
+    if args.only:
+        keys = [k for k in keys if f"{k[0]}/{k[1]}-{k[2]}" in args.only]
+        if not keys:
+            raise UsageError(f"no lock named {', '.join(args.only)} (form: current/jax-cpu)")
+    for profile, framework, flavor in keys:
+        path = write_lock(profile, framework, flavor)
+        state = (
+            "resolved"
+            if LOCK_INPUTS[(profile, framework, flavor)].verified
+            else "written unverified"
+        )
+        console.print(f"{path.relative_to(path.parents[2])}: {state}")
     return 0
 
 

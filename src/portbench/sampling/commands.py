@@ -1,0 +1,136 @@
+"""``portbench enumerate``, ``portbench frequency`` and ``portbench sample``."""
+
+from __future__ import annotations
+
+import argparse
+import datetime
+from pathlib import Path
+from typing import Any
+
+from rich.console import Console
+
+from ..errors import UsageError
+from ..profiles import DEFAULT_PROFILE, check_profile
+from .corpus import open_corpus
+from .enumerate import load_enumeration, run_enumeration
+from .frequency import count_corpus, load_frequency, write_frequency
+from .sampler import draw_sample, rank_names
+from .skeleton import render_skeleton, write_skeleton
+
+__all__ = ["register"]
+
+COUNTS = ("uses", "identifier_uses")
+
+
+def register(subparsers: Any) -> None:
+    """Add the three sampling subcommands."""
+    enum = subparsers.add_parser("enumerate", help="list a framework's public API, in its cell")
+    enum.add_argument("--framework", required=True)
+    enum.add_argument("--profile", default=DEFAULT_PROFILE)
+    enum.add_argument("--python", help="the cell's interpreter (default: this one)")
+    enum.add_argument("--members", action="store_true", help="also list public methods")
+    enum.add_argument("--out", required=True, type=Path)
+    enum.set_defaults(func=_enumerate)
+
+    freq = subparsers.add_parser("frequency", help="count each enumerated name in a corpus")
+    freq.add_argument("--corpus", required=True, help="folder, .zip/.whl/.tar.gz, or owner/dataset")
+    freq.add_argument("--enumeration", required=True, type=Path)
+    freq.add_argument("--out", required=True, type=Path)
+    freq.add_argument("--limit", type=int, help="stop after this many files import the framework")
+    freq.add_argument("--split", default="train", help="dataset split (datasets only)")
+    freq.add_argument("--text-field", default="content", help="dataset text column")
+    freq.set_defaults(func=_frequency)
+
+    samp = subparsers.add_parser("sample", help="draw the stratified sample: a manifest skeleton")
+    samp.add_argument("--framework", required=True)
+    samp.add_argument("--frequency", required=True, type=Path)
+    samp.add_argument("--seed", required=True, type=int)
+    samp.add_argument("--top", type=int, default=20)
+    samp.add_argument("--per-decile", type=int, default=5)
+    samp.add_argument("--count", choices=COUNTS, default="uses", help="which count ranks names")
+    samp.add_argument("--include-unused", action="store_true", help="rank names never used too")
+    samp.add_argument("--replace", action="append", default=[], metavar="NAME")
+    samp.add_argument("--reason", action="append", default=[], metavar="TEXT")
+    samp.add_argument("--out", required=True, type=Path)
+    samp.set_defaults(func=_sample)
+
+
+def _enumerate(args: argparse.Namespace) -> int:
+    check_profile(args.profile, args.framework, "cpu")
+    out = run_enumeration(args.framework, args.profile, args.out, args.python, args.members)
+    enumeration = load_enumeration(out)
+    kinds: dict[str, int] = {}
+    for name in enumeration.names:
+        kinds[name.kind] = kinds.get(name.kind, 0) + 1
+    detail = ", ".join(f"{n} {k}" for k, n in sorted(kinds.items()))
+    Console().print(
+        f"{enumeration.framework} {enumeration.version}: {len(enumeration.names)} names ({detail}) -> {out}"
+    )
+    return 0
+
+
+def _frequency(args: argparse.Namespace) -> int:
+    if args.out.exists():
+        raise UsageError(f"{args.out} exists; choose a new --out file (nothing is overwritten)")
+    if args.limit is not None and args.limit < 1:
+        raise UsageError("--limit must be 1 or more")
+    enumeration = load_enumeration(args.enumeration)
+    corpus = open_corpus(args.corpus, split=args.split, text_field=args.text_field)
+    document = count_corpus(corpus, enumeration, Console(stderr=True), limit=args.limit)
+    write_frequency(args.out, document)
+    counts = document["counts"]
+    used = sum(1 for row in document["names"] if row["uses"])
+    Console().print(
+        f"{counts.get('files_matched', 0)} of {counts['files_read']} files import "
+        f"{enumeration.framework} ({counts.get('files_tokenize', 0)} read with tokenize); "
+        f"{used} of {len(document['names'])} names used -> {args.out}"
+    )
+    return 0
+
+
+def _sample(args: argparse.Namespace) -> int:
+    if len(args.replace) != len(args.reason):
+        raise UsageError("give one --reason for each --replace, in the same order")
+    if args.out.exists():
+        raise UsageError(f"{args.out} exists; choose a new --out file (nothing is overwritten)")
+    frequency = load_frequency(args.frequency)
+    if frequency.framework != args.framework:
+        raise UsageError(
+            f"{args.frequency} counts {frequency.framework!r}, not {args.framework!r}; "
+            "pass the frequency file of this framework"
+        )
+    pairs = [(n.name, getattr(n, args.count)) for n in frequency.names]
+    ranked = rank_names(pairs, include_unused=args.include_unused)
+    if not ranked:
+        raise UsageError(f"{args.frequency}: no name is used in the corpus; use a larger corpus")
+    sample = draw_sample(
+        ranked,
+        args.seed,
+        args.top,
+        args.per_decile,
+        list(zip(args.replace, args.reason, strict=True)),
+    )
+    provenance = {
+        "created": datetime.datetime.now(datetime.UTC).isoformat(timespec="seconds"),
+        "seed": args.seed,
+        "top": args.top,
+        "per_decile": args.per_decile,
+        "count": args.count,
+        "include_unused": args.include_unused,
+        "ranked_names": len(ranked),
+        "corpus": frequency.corpus.get("source"),
+        "corpus_kind": frequency.corpus.get("kind"),
+        "corpus_sha256": frequency.corpus.get("sha256"),
+        "corpus_archive_sha256": frequency.corpus.get("archive_sha256"),
+        "frequency_file": str(args.frequency),
+        "frequency_sha256": frequency.sha256,
+        "enumeration_file": frequency.enumeration.get("path"),
+        "enumeration_sha256": frequency.enumeration.get("sha256"),
+        "framework_version": frequency.enumeration.get("version"),
+    }
+    write_skeleton(args.out, render_skeleton(args.framework, sample, provenance))
+    Console().print(
+        f"{len(sample.picks)} functions ({sample.top} top, {sample.per_decile} per decile, "
+        f"{len(sample.replaced)} replaced) from {len(ranked)} ranked names -> {args.out}"
+    )
+    return 0

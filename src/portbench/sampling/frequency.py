@@ -1,0 +1,211 @@
+"""``portbench frequency``: stream a corpus, count each enumerated name, write a JSON file.
+
+Memory stays flat: one file is held at a time, and the counters are bounded by the size of
+the enumeration, not of the corpus.
+"""
+
+from __future__ import annotations
+
+import datetime
+import hashlib
+import json
+import time
+from collections import Counter
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from rich.console import Console
+from rich.progress import Progress, SpinnerColumn, TextColumn, TimeElapsedColumn
+
+from ..errors import ResultsError, UsageError
+from .corpus import CorpusSource, file_sha256
+from .enumerate import Enumeration
+from .usage import NameIndex, count_file
+
+__all__ = [
+    "FREQUENCY_SCHEMA",
+    "Frequency",
+    "NameFrequency",
+    "count_corpus",
+    "load_frequency",
+    "write_frequency",
+]
+
+#: Schema history: 1 — first version (uses and identifier_uses per name; corpus hash).
+FREQUENCY_SCHEMA = 1
+MAX_FILE_BYTES = 1_000_000
+_REFRESH_FILES = 250
+
+
+@dataclass(frozen=True)
+class NameFrequency:
+    """How often one enumerated name is used: resolved ``uses``, study-style ``identifier_uses``."""
+
+    name: str
+    kind: str
+    uses: int
+    identifier_uses: int
+
+
+@dataclass(frozen=True)
+class Frequency:
+    """A frequency file as read back: what ``portbench sample`` draws from."""
+
+    path: Path
+    sha256: str
+    framework: str
+    corpus: dict[str, Any]
+    enumeration: dict[str, Any]
+    names: tuple[NameFrequency, ...]
+
+
+def _progress(console: Console) -> Progress:
+    return Progress(
+        SpinnerColumn(),
+        TextColumn("[bold]{task.description}"),
+        TextColumn("{task.completed} files, {task.fields[matched]} import the framework"),
+        TextColumn("{task.fields[rate]:.0f} files/s, {task.fields[mb]:.1f} MB"),
+        TimeElapsedColumn(),
+        console=console,
+        transient=False,
+    )
+
+
+def count_corpus(
+    corpus: CorpusSource,
+    enumeration: Enumeration,
+    console: Console | None = None,
+    limit: int | None = None,
+    max_file_bytes: int = MAX_FILE_BYTES,
+) -> dict[str, Any]:
+    """Stream ``corpus`` and return the frequency document for ``enumeration``'s names."""
+    index = NameIndex.build(enumeration.framework, ((n.name, n.aliases) for n in enumeration.names))
+    uses: Counter[str] = Counter()
+    identifiers: Counter[str] = Counter()
+    counts: Counter[str] = Counter()
+    corpus_hash = hashlib.sha256()
+    started = time.perf_counter()
+    progress = _progress(console or Console(stderr=True))
+    task = progress.add_task(f"counting {enumeration.framework}", matched=0, rate=0.0, mb=0.0)
+    with progress:
+        for source in corpus.files():
+            if limit is not None and counts["files_matched"] >= limit:
+                break
+            counts["files_read"] += 1
+            counts["bytes_read"] += len(source.data)
+            corpus_hash.update(
+                f"{source.path}\0{hashlib.sha256(source.data).hexdigest()}\n".encode()
+            )
+            if len(source.data) > max_file_bytes:
+                counts["files_too_large"] += 1
+                continue
+            usage = count_file(source.data, index)
+            if usage is not None:
+                counts["files_matched"] += 1
+                counts[f"files_{usage.method}"] += 1
+                uses.update(usage.uses)
+                identifiers.update(usage.identifiers)
+            if counts["files_read"] % _REFRESH_FILES == 0:
+                elapsed = max(time.perf_counter() - started, 1e-9)
+                progress.update(
+                    task,
+                    completed=counts["files_read"],
+                    matched=counts["files_matched"],
+                    rate=counts["files_read"] / elapsed,
+                    mb=counts["bytes_read"] / 1e6,
+                )
+        elapsed = time.perf_counter() - started
+        progress.update(
+            task,
+            completed=counts["files_read"],
+            matched=counts["files_matched"],
+            rate=counts["files_read"] / max(elapsed, 1e-9),
+            mb=counts["bytes_read"] / 1e6,
+        )
+    if counts["files_read"] == 0:
+        raise UsageError(f"{corpus.source}: no Python files found; check the corpus path")
+    corpus_info: dict[str, Any] = {
+        "source": corpus.source,
+        "kind": corpus.kind,
+        "sha256": corpus_hash.hexdigest(),
+    }
+    if corpus.kind in ("zip", "tar"):
+        corpus_info["archive_sha256"] = file_sha256(Path(corpus.source))
+    if corpus.kind == "dataset":
+        corpus_info.update(split=corpus.split, text_field=corpus.text_field)
+    return {
+        "schema": FREQUENCY_SCHEMA,
+        "kind": "frequency",
+        "framework": enumeration.framework,
+        "created": datetime.datetime.now(datetime.UTC).isoformat(timespec="seconds"),
+        "enumeration": {
+            "path": str(enumeration.path),
+            "sha256": enumeration.sha256,
+            "version": enumeration.version,
+            "python": enumeration.python,
+        },
+        "corpus": corpus_info,
+        "filter": index.import_pattern.pattern.decode(),
+        "limit": limit,
+        "counts": {k: counts[k] for k in sorted(counts)},
+        "elapsed_s": round(elapsed, 3),
+        "names": [
+            {
+                "name": n.name,
+                "kind": n.kind,
+                "uses": uses[n.name],
+                "identifier_uses": identifiers[n.name.rsplit(".", 1)[-1]],
+            }
+            for n in enumeration.names
+        ],
+    }
+
+
+def write_frequency(path: Path, document: dict[str, Any]) -> None:
+    """Create ``path`` (never overwrite) holding ``document``."""
+    try:
+        with open(path, "x", encoding="utf-8") as handle:
+            json.dump(document, handle, indent=1)
+            handle.write("\n")
+    except FileExistsError:
+        raise UsageError(
+            f"{path} exists; choose a new --out file (nothing is overwritten)"
+        ) from None
+
+
+def load_frequency(path: Path) -> Frequency:
+    """Read a frequency file; errors say which file and what to do."""
+    try:
+        data = path.read_bytes()
+        doc = json.loads(data)
+    except OSError:
+        raise UsageError(
+            f"{path}: cannot read the frequency file; run portbench frequency first"
+        ) from None
+    except ValueError:
+        raise ResultsError(f"{path}: not JSON; regenerate it with portbench frequency") from None
+    if not isinstance(doc, dict) or doc.get("kind") != "frequency":
+        raise UsageError(f"{path}: not a frequency file; pass the output of portbench frequency")
+    if doc.get("schema") != FREQUENCY_SCHEMA:
+        raise ResultsError(
+            f"{path}: frequency schema {doc.get('schema')!r} is not {FREQUENCY_SCHEMA}; "
+            "upgrade portbench or regenerate the file"
+        )
+    try:
+        names = tuple(
+            NameFrequency(str(r["name"]), str(r["kind"]), int(r["uses"]), int(r["identifier_uses"]))
+            for r in doc["names"]
+        )
+    except (KeyError, TypeError, ValueError):
+        raise ResultsError(
+            f"{path}: malformed 'names'; regenerate it with portbench frequency"
+        ) from None
+    return Frequency(
+        path=path,
+        sha256=hashlib.sha256(data).hexdigest(),
+        framework=str(doc.get("framework", "")),
+        corpus=dict(doc.get("corpus", {})),
+        enumeration=dict(doc.get("enumeration", {})),
+        names=names,
+    )
