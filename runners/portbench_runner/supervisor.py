@@ -40,20 +40,32 @@ def _now_iso(ts: Optional[float] = None) -> str:
 
 
 def _oom_kill_count() -> Optional[int]:
-    """The cgroup v2 ``oom_kill`` counter of this process's cgroup, if readable."""
+    """The cgroup's ``oom_kill`` counter (v2 memory.events, else v1 memory.oom_control)."""
+    candidates = []
     try:
         with open("/proc/self/cgroup", encoding="utf-8") as handle:
-            line = next((ln for ln in handle if ln.startswith("0::")), None)
-        if line is None:
-            return None
-        path = os.path.join("/sys/fs/cgroup", line.strip()[3:].lstrip("/"), "memory.events")
-        with open(path, encoding="utf-8") as handle:
-            for row in handle:
-                key, _, value = row.partition(" ")
-                if key == "oom_kill":
-                    return int(value)
-    except (OSError, ValueError, StopIteration):
+            for line in handle:
+                parts = line.strip().split(":", 2)
+                if len(parts) != 3:
+                    continue
+                if parts[0] == "0":
+                    candidates.append(os.path.join("/sys/fs/cgroup", parts[2].lstrip("/"), "memory.events"))
+                elif "memory" in parts[1].split(","):
+                    base = os.path.join("/sys/fs/cgroup/memory", parts[2].lstrip("/"))
+                    candidates.append(os.path.join(base, "memory.oom_control"))
+                    # Inside a container the cgroup path is not visible: its root is ours.
+                    candidates.append("/sys/fs/cgroup/memory/memory.oom_control")
+    except OSError:
         return None
+    for path in candidates:
+        try:
+            with open(path, encoding="utf-8") as handle:
+                for row in handle:
+                    key, _, value = row.partition(" ")
+                    if key == "oom_kill":
+                        return int(value)
+        except (OSError, ValueError):
+            continue
     return None
 
 

@@ -1,0 +1,75 @@
+"""Integration tests against a real Docker engine; skipped, with the reason, when none answers."""
+
+from __future__ import annotations
+
+import os
+import subprocess
+import sys
+from pathlib import Path
+from typing import Any
+
+import pytest
+from conftest import ROOT
+
+pytestmark = pytest.mark.docker
+
+
+@pytest.fixture(scope="session")
+def docker_client() -> Any:
+    from portbench.errors import BackendUnavailable
+    from portbench.images.build import docker_client as connect
+
+    try:
+        return connect()
+    except BackendUnavailable as exc:
+        pytest.skip(str(exc))
+
+
+@pytest.fixture(scope="session")
+def bookworm_base(docker_client: Any) -> str:
+    """The local debootstrap base (made once; minutes on a fresh machine)."""
+    from portbench.images.base import make_base_image
+
+    try:
+        image_id, _ = make_base_image("bookworm", docker_client, lambda line: None)
+    except Exception as exc:  # debootstrap missing or no Debian mirror: say so
+        pytest.skip(f"cannot make the bookworm base image: {exc}")
+    return image_id
+
+
+@pytest.fixture(scope="session")
+def jax_image(docker_client: Any, bookworm_base: str) -> str:
+    from portbench.images.build import ensure_image, image_spec
+
+    spec = image_spec("jax", "cpu", "current", base="portbench/base:bookworm")
+    return ensure_image(spec, lambda line: None, client=docker_client).tag
+
+
+def portbench(
+    *args: str, home: Path | None = None, timeout: float = 900
+) -> subprocess.CompletedProcess[str]:
+    env = dict(os.environ)
+    if home is not None:
+        env["PORTBENCH_HOME"] = str(home)
+    return subprocess.run(
+        [sys.executable, "-m", "portbench.cli", *args],
+        capture_output=True,
+        text=True,
+        timeout=timeout,
+        env=env,
+        check=False,
+    )
+
+
+def project_with_cases(tmp_path: Path, framework: str, cases: str) -> Path:
+    """A portbench home sharing the real runner, images and locks, with one case file."""
+    home = tmp_path / "home"
+    (home / "manifests" / framework / "cases").mkdir(parents=True)
+    (home / "runners").symlink_to(ROOT / "runners")
+    (home / "images").symlink_to(ROOT / "images")
+    (home / "manifests" / framework / "cases" / "probe.py").write_text(cases)
+    (home / "manifests" / framework / "manifest.toml").write_text(
+        f'schema = 1\nframework = "{framework}"\n[[function]]\nfunction = "probe.sandbox"\n'
+        'study_test_file = "probe_test.py"\nstratum = "1"\ncase_file = "cases/probe.py"\n'
+    )
+    return home

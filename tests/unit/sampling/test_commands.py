@@ -1,0 +1,193 @@
+"""The three commands end to end on a small corpus: folder, zip and tar give one answer."""
+
+from __future__ import annotations
+
+import json
+import sys
+import tarfile
+import zipfile
+from pathlib import Path
+
+import pytest
+import tomllib
+
+from portbench.cli import main
+from portbench.errors import UsageError
+from portbench.sampling.corpus import open_corpus
+
+FILES = {
+    "pkg/model.py": "import torch\nimport torch.nn as nn\nx = nn.Linear(1, 2)\ny = torch.cat([x])\n",
+    "pkg/train.py": "from torch import nn\nm = nn.Linear(2, 3)\nprint 'py2'\n",
+    "pkg/other.py": "import numpy as np\nnp.cat([1])\n",
+    "pkg/notes.txt": "import torch\ntorch.cat()\n",
+}
+NAMES = ["torch.nn.Linear", "torch.cat", "torch.zeros", "torch.nn.ReLU"]
+
+
+@pytest.fixture
+def enumeration(tmp_path: Path) -> Path:
+    path = tmp_path / "enum.json"
+    rows = [{"name": n, "kind": "function", "module": "torch", "aliases": []} for n in NAMES]
+    doc = {
+        "schema": 1,
+        "kind": "enumeration",
+        "framework": "torch",
+        "version": "9.9",
+        "names": rows,
+    }
+    path.write_text(json.dumps(doc))
+    return path
+
+
+@pytest.fixture
+def corpora(tmp_path: Path) -> dict[str, Path]:
+    folder = tmp_path / "corpus"
+    for name, text in FILES.items():
+        (folder / name).parent.mkdir(parents=True, exist_ok=True)
+        (folder / name).write_text(text)
+    with zipfile.ZipFile(tmp_path / "corpus.whl", "w") as archive:
+        for name, text in sorted(FILES.items()):
+            archive.writestr(name, text)
+    with tarfile.open(tmp_path / "corpus.tar.gz", "w:gz") as archive:
+        for name in sorted(FILES):
+            archive.add(folder / name, arcname=name)
+    return {"dir": folder, "zip": tmp_path / "corpus.whl", "tar": tmp_path / "corpus.tar.gz"}
+
+
+def _frequency(enumeration: Path, corpus: Path, out: Path) -> dict[str, object]:
+    code = main(
+        ["frequency", "--corpus", str(corpus), "--enumeration", str(enumeration), "--out", str(out)]
+    )
+    assert code == 0
+    return dict(json.loads(out.read_text()))
+
+
+def test_folder_zip_and_tar_count_the_same(
+    enumeration: Path, corpora: dict[str, Path], tmp_path: Path
+) -> None:
+    docs = {
+        kind: _frequency(enumeration, path, tmp_path / f"{kind}.json")
+        for kind, path in corpora.items()
+    }
+    for doc in docs.values():
+        assert doc["counts"] == {
+            "bytes_read": sum(len(t) for n, t in FILES.items() if n.endswith(".py")),
+            "files_ast": 1,
+            "files_matched": 2,
+            "files_read": 3,
+            "files_tokenize": 1,
+        }
+        uses = {row["name"]: row["uses"] for row in doc["names"]}  # type: ignore[attr-defined]
+        assert uses == {"torch.nn.Linear": 2, "torch.cat": 1, "torch.zeros": 0, "torch.nn.ReLU": 0}
+    hashes = {doc["corpus"]["sha256"] for doc in docs.values()}  # type: ignore[index]
+    assert len(hashes) == 1
+    assert "archive_sha256" in docs["zip"]["corpus"]  # type: ignore[operator]
+
+
+def test_sample_writes_a_parseable_skeleton_with_provenance(
+    enumeration: Path, corpora: dict[str, Path], tmp_path: Path
+) -> None:
+    freq = tmp_path / "freq.json"
+    _frequency(enumeration, corpora["dir"], freq)
+    out = tmp_path / "skeleton.toml"
+    args = ["sample", "--framework", "torch", "--frequency", str(freq), "--seed", "7"]
+    assert main([*args, "--top", "1", "--per-decile", "1", "--out", str(out)]) == 0
+    data = tomllib.loads(out.read_text())
+    assert (data["schema"], data["framework"]) == (1, "torch")
+    assert [
+        (f["function"], f["stratum"], f["frequency"], f["frequency_rank"]) for f in data["function"]
+    ] == [
+        ("torch.nn.Linear", "top1", 2, 1),
+        ("torch.cat", "5", 1, 2),  # rank 2 of 2: decile 10 - 1 * 10 // 2
+    ]
+    provenance = data["provenance"]
+    assert provenance["seed"] == 7
+    assert provenance["corpus"] == str(corpora["dir"])
+    assert len(provenance["corpus_sha256"]) == 64
+    assert provenance["enumeration_file"] == str(enumeration)
+    assert provenance["framework_version"] == "9.9"
+    assert main([*args, "--out", str(out)]) == 2  # never overwritten
+
+
+def test_sample_records_replacements(tmp_path: Path) -> None:
+    freq = tmp_path / "freq.json"
+    names = [
+        {"name": f"fw.n{i:03d}", "kind": "function", "uses": i, "identifier_uses": i}
+        for i in range(1, 201)
+    ]
+    doc = {
+        "schema": 1,
+        "kind": "frequency",
+        "framework": "fw",
+        "corpus": {},
+        "enumeration": {},
+        "names": names,
+    }
+    freq.write_text(json.dumps(doc))
+    first, second = tmp_path / "a.toml", tmp_path / "b.toml"
+    args = ["sample", "--framework", "fw", "--frequency", str(freq), "--seed", "3"]
+    assert main([*args, "--out", str(first)]) == 0
+    victim = tomllib.loads(first.read_text())["function"][25]
+    assert (
+        main(
+            [
+                *args,
+                "--replace",
+                victim["function"],
+                "--reason",
+                'no "upstream" test',
+                "--out",
+                str(second),
+            ]
+        )
+        == 0
+    )
+    data = tomllib.loads(second.read_text())
+    (record,) = data["provenance"]["replaced"]
+    assert record["function"] == victim["function"]
+    assert record["reason"] == 'no "upstream" test'
+    new = next(f for f in data["function"] if f["function"] == record["replaced_by"])
+    assert new["stratum"] == victim["stratum"] == record["stratum"]
+    assert new["notes"] == f'replaces {victim["function"]}: no "upstream" test'
+
+
+@pytest.mark.parametrize(
+    ("extra", "message"),
+    [
+        (["--replace", "fw.x"], "one --reason for each --replace"),
+        (["--framework", "jax"], "not 'jax'"),
+    ],
+)
+def test_bad_sample_options_are_one_sentence(
+    enumeration: Path,
+    corpora: dict[str, Path],
+    tmp_path: Path,
+    capsys: pytest.CaptureFixture[str],
+    extra: list[str],
+    message: str,
+) -> None:
+    freq = tmp_path / "freq.json"
+    _frequency(enumeration, corpora["dir"], freq)
+    capsys.readouterr()
+    args = ["sample", "--framework", "torch", "--frequency", str(freq), "--seed", "1"]
+    assert main([*args, *extra, "--out", str(tmp_path / "s.toml")]) == 2
+    err = capsys.readouterr().err
+    assert message in err
+    assert "Traceback" not in err
+
+
+def test_dataset_names_need_the_datasets_library(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setitem(sys.modules, "datasets", None)  # import datasets -> ImportError
+    corpus = open_corpus("codeparrot/codeparrot-clean")
+    assert corpus.kind == "dataset"
+    with pytest.raises(UsageError, match=r"pip install 'portbench\[corpus\]'"):
+        next(corpus.files())
+
+
+def test_unknown_corpus_paths_are_refused(tmp_path: Path) -> None:
+    with pytest.raises(UsageError, match="no such folder or archive"):
+        open_corpus(str(tmp_path / "missing"))
+    odd = tmp_path / "corpus.rar"
+    odd.write_bytes(b"x")
+    with pytest.raises(UsageError, match="unknown corpus file type"):
+        open_corpus(str(odd))

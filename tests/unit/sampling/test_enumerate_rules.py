@@ -1,0 +1,188 @@
+"""The enumeration rules, on a small fake framework written into a temporary folder."""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+import textwrap
+from pathlib import Path
+
+import pytest
+from conftest import RUNNERS
+
+from portbench.errors import CellFailed, ResultsError, UsageError
+from portbench.sampling.enumerate import load_enumeration, run_enumeration
+
+FAKE = {
+    "fakefw/__init__.py": """
+        import os
+        from os.path import join
+        from . import _impl
+        from . import _impl as impl
+        from . import nn, ops
+        from ._impl import Tensor, helper, relu
+
+        __version__ = "1.0"
+        VERSION_CONSTANT = 3
+
+        def _private():
+            pass
+
+        def add(a, b):
+            return a + b
+        """,
+    "fakefw/_impl.py": """
+        class Tensor:
+            def size(self):
+                return 0
+
+            def _hidden(self):
+                return 1
+
+        class Layer:
+            def forward(self):
+                return None
+
+        def relu(x):
+            return x
+
+        def helper():
+            return None
+
+        def secret():
+            return None
+        """,
+    "fakefw/nn/__init__.py": """
+        from fakefw._impl import Layer, relu
+        from . import functional
+
+        class Linear(Layer):
+            def extra(self):
+                return None
+        """,
+    "fakefw/nn/functional.py": """
+        from fakefw._impl import relu
+
+        def softmax(x):
+            return x
+        """,
+    "fakefw/ops.py": """
+        from fakefw.nn import functional as F
+
+        def matmul(a, b):
+            return a
+        """,
+}
+
+
+@pytest.fixture
+def fake_root(tmp_path: Path) -> Path:
+    for name, text in FAKE.items():
+        path = tmp_path / "pkgs" / name
+        path.parent.mkdir(parents=True, exist_ok=True)
+        path.write_text(textwrap.dedent(text))
+    return tmp_path / "pkgs"
+
+
+def _enumerate(fake_root: Path, out: Path, *extra: str) -> subprocess.CompletedProcess[str]:
+    command = [sys.executable, "-m", "portbench_runner", "enumerate", "--framework", "fakefw"]
+    return subprocess.run(
+        [*command, "--out", str(out), *extra],
+        env={"PYTHONPATH": f"{RUNNERS}:{fake_root}", "PATH": "/usr/bin:/bin"},
+        capture_output=True,
+        text=True,
+        check=False,
+    )
+
+
+def _names(path: Path) -> dict[str, dict[str, object]]:
+    return {row["name"]: row for row in json.loads(path.read_text())["names"]}
+
+
+def test_public_paths_aliases_and_exclusions(fake_root: Path, tmp_path: Path) -> None:
+    out = tmp_path / "enum.json"
+    done = _enumerate(fake_root, out)
+    assert done.returncode == 0, done.stderr
+    names = _names(out)
+    assert set(names) == {
+        "fakefw.Tensor",
+        "fakefw.add",
+        "fakefw.helper",
+        "fakefw.relu",
+        "fakefw.nn.Layer",
+        "fakefw.nn.Linear",
+        "fakefw.nn.functional.softmax",
+        "fakefw.ops.matmul",
+    }
+    # One object, one name: the shortest path; the others are aliases.
+    assert names["fakefw.relu"]["aliases"] == ["fakefw.nn.relu", "fakefw.nn.functional.relu"]
+    assert names["fakefw.Tensor"]["kind"] == "class"
+    assert names["fakefw.Tensor"]["module"] == "fakefw._impl"
+    assert names["fakefw.add"]["kind"] == "function"
+
+
+def test_document_carries_schema_version_and_skips(fake_root: Path, tmp_path: Path) -> None:
+    out = tmp_path / "enum.json"
+    assert _enumerate(fake_root, out).returncode == 0
+    doc = json.loads(out.read_text())
+    assert (doc["schema"], doc["kind"], doc["framework"], doc["version"]) == (
+        1,
+        "enumeration",
+        "fakefw",
+        "1.0",
+    )
+    # os (foreign), impl (private module under a public name): not walked;
+    # ops.F (torch.functional.F-like module alias): not walked there.
+    assert doc["skipped"]["foreign_or_private_module"] == 2
+    assert doc["skipped"]["module_alias"] == 1
+    assert doc["skipped"]["foreign_object"] == 1  # os.path.join
+    assert doc["skipped"]["not_callable"] >= 1  # VERSION_CONSTANT
+    assert doc["provenance"]["executable"] == sys.executable
+
+
+def test_members_are_named_through_their_defining_class(fake_root: Path, tmp_path: Path) -> None:
+    out = tmp_path / "enum.json"
+    assert _enumerate(fake_root, out, "--members").returncode == 0
+    names = _names(out)
+    methods = {n for n, row in names.items() if row["kind"] == "method"}
+    assert methods == {"fakefw.Tensor.size", "fakefw.nn.Layer.forward", "fakefw.nn.Linear.extra"}
+    assert names["fakefw.nn.Layer.forward"]["aliases"] == ["fakefw.nn.Linear.forward"]
+
+
+def test_existing_output_is_never_overwritten(fake_root: Path, tmp_path: Path) -> None:
+    out = tmp_path / "enum.json"
+    out.write_text("keep")
+    done = _enumerate(fake_root, out)
+    assert done.returncode == 2
+    assert "exists" in done.stderr
+    assert out.read_text() == "keep"
+
+
+def test_host_runs_the_walker_and_reads_it_back(
+    fake_root: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setenv("PYTHONPATH", str(fake_root))
+    out = run_enumeration("fakefw", "host", tmp_path / "enum.json", python=sys.executable)
+    enumeration = load_enumeration(out)
+    assert enumeration.framework == "fakefw"
+    assert len(enumeration.names) == 8
+    with pytest.raises(UsageError, match="exists"):
+        run_enumeration("fakefw", "host", out, python=sys.executable)
+
+
+def test_host_reports_a_missing_framework_in_one_sentence(tmp_path: Path) -> None:
+    with pytest.raises(CellFailed, match="cannot import nosuchfw") as caught:
+        run_enumeration("nosuchfw", "host", tmp_path / "e.json", python=sys.executable)
+    assert "\n" not in str(caught.value)
+
+
+def test_reader_refuses_newer_schema_and_other_files(tmp_path: Path) -> None:
+    newer = tmp_path / "newer.json"
+    newer.write_text(json.dumps({"schema": 2, "kind": "enumeration", "names": []}))
+    with pytest.raises(ResultsError, match="upgrade portbench"):
+        load_enumeration(newer)
+    other = tmp_path / "other.json"
+    other.write_text(json.dumps({"schema": 1, "kind": "frequency"}))
+    with pytest.raises(UsageError, match="not an enumeration file"):
+        load_enumeration(other)
