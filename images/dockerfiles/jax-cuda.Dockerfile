@@ -9,9 +9,10 @@ RUN apt-get update && apt-get install -y --no-install-recommends python3 python3
 # The build context holds the lock, pip's CA bundle (for TLS-intercepting proxies; may be
 # empty) and an optional wheelhouse (--find-links), so builds work air-gapped.
 COPY context/ /etc/portbench/
-RUN python3 -m venv /opt/cell \
+# PIP_CERT (not --cert) so the pip that builds an sdist's build requirements trusts it too.
+RUN if [ -s /etc/portbench/ca-bundle.crt ]; then export PIP_CERT=/etc/portbench/ca-bundle.crt; fi \
+    && python3 -m venv /opt/cell \
     && /opt/cell/bin/pip install --no-cache-dir --no-deps --disable-pip-version-check \
-       $(test -s /etc/portbench/ca-bundle.crt && echo --cert /etc/portbench/ca-bundle.crt) \
        $(cat /etc/portbench/pip-args) -r /etc/portbench/lock.txt
 # Cells run as an unprivileged user; the host mounts the run directory writable for it.
 RUN useradd --uid 10001 --user-group --home-dir /tmp cell 2>/dev/null || true

@@ -89,8 +89,8 @@ def choose_backend(
     if ok:
         return docker
     console.print(
-        f"[yellow]note:[/] {why}; using the venv backend. For pinned containers, install and "
-        "start a Docker engine (README: 'Docker')."
+        f"[yellow]note:[/] {why.split(';')[0]}; using the venv backend "
+        "(for pinned containers, start a Docker engine: README, 'Docker')."
     )
     return get_backend("venv")
 
