@@ -26,6 +26,15 @@ __all__ = ["BenchRequest", "CellRunResult", "choose_backend", "new_run_dir", "ru
 
 
 @dataclass(frozen=True)
+class BuildOptions:
+    """How environments are built: base image, proxy CA bundle, local wheelhouse."""
+
+    base: str | None = None
+    ca_bundle: Path | None = None
+    find_links: Path | None = None
+
+
+@dataclass(frozen=True)
 class BenchRequest:
     framework: str
     accelerator: str
@@ -36,6 +45,7 @@ class BenchRequest:
     resume: Path | None = None
     python: str | None = None
     """host backend only: the interpreter to run the cell with (default: this one)."""
+    build: BuildOptions = field(default_factory=BuildOptions)
 
 
 @dataclass(frozen=True)
@@ -53,8 +63,24 @@ def new_run_dir() -> Path:
     return results_dir() / f"{stamp}-{secrets.token_hex(2)}"
 
 
+def _make(name: str, build: BuildOptions) -> Backend:
+    if name == "docker":
+        from .backends.docker_backend import DockerBackend
+
+        return DockerBackend(build.base, build.ca_bundle, build.find_links)
+    if name == "venv":
+        from .backends.venv import VenvBackend
+
+        return VenvBackend(build.find_links)
+    return get_backend(name)
+
+
 def choose_backend(
-    requested: str, profile: str, console: Console, python: str | None = None
+    requested: str,
+    profile: str,
+    console: Console,
+    python: str | None = None,
+    build: BuildOptions | None = None,
 ) -> Backend:
     """``auto``: host for the host profile, docker where an engine answers, else venv."""
     if profile == "host":
@@ -73,8 +99,9 @@ def choose_backend(
             f"the host backend runs whatever this interpreter has, which is not profile "
             f"'{profile}'; use --profile host, or --backend venv|docker"
         )
+    build = build or BuildOptions()
     if requested != "auto":
-        backend = get_backend(requested)
+        backend = _make(requested, build)
         ok, why = backend.available()
         if not ok:
             from .errors import BackendUnavailable
@@ -82,7 +109,7 @@ def choose_backend(
             raise BackendUnavailable(why)
         return backend
     try:
-        docker = get_backend("docker")
+        docker = _make("docker", build)
         ok, why = docker.available()
     except (ImportError, UsageError):
         ok, why = False, "the docker backend is not installed"
@@ -92,7 +119,7 @@ def choose_backend(
         f"[yellow]note:[/] {why.split(';')[0]}; using the venv backend "
         "(for pinned containers, start a Docker engine: README, 'Docker')."
     )
-    return get_backend("venv")
+    return _make("venv", build)
 
 
 def _cell_dir(request: BenchRequest, cell: CellSpec) -> tuple[Path, bool]:
@@ -111,7 +138,6 @@ def _cell_dir(request: BenchRequest, cell: CellSpec) -> tuple[Path, bool]:
         raise UsageError(
             f"{cell_dir} exists already; use --resume {run_dir} to finish it, or another --run-dir"
         )
-    cell_dir.mkdir(parents=True)
     return cell_dir, False
 
 
@@ -142,7 +168,9 @@ def run_cell(request: BenchRequest, console: Console) -> CellRunResult:
         )
     accelerator = get_accelerator(request.accelerator)
     check_profile(request.profile, request.framework, accelerator.flavor)
-    backend = choose_backend(request.backend, request.profile, console, request.python)
+    backend = choose_backend(
+        request.backend, request.profile, console, request.python, request.build
+    )
     if hasattr(backend, "console"):
         # Container logs print above the progress bar, through the same console.
         backend.console = console
@@ -153,7 +181,9 @@ def run_cell(request: BenchRequest, console: Console) -> CellRunResult:
 
     rules = load_rules(request.framework)
     cell_dir, resuming = _cell_dir(request, cell)
+    # The environment first: a build that fails leaves no empty cell directory behind.
     prepared = backend.prepare(request.framework, accelerator.flavor, request.profile)
+    cell_dir.mkdir(parents=True, exist_ok=resuming)
     plan_path = cell_dir / "plan.json"
     if resuming:
         plan = _read_plan(plan_path)

@@ -62,6 +62,9 @@ def missing_wheel_sentence(pip_output: str, profile: str) -> str | None:
 class VenvBackend:
     name = "venv"
 
+    def __init__(self, find_links: Path | None = None) -> None:
+        self.find_links = find_links
+
     def available(self) -> tuple[bool, str]:
         return True, ""
 
@@ -112,6 +115,8 @@ class VenvBackend:
         ]
         if lock.fully_hashed:
             install.insert(-2, "--require-hashes")
+        if self.find_links is not None:
+            install[-2:-2] = ["--find-links", str(self.find_links)]
         steps.append(install)
         for step in steps:
             proc = subprocess.run(step, capture_output=True, text=True, check=False)

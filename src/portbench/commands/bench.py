@@ -11,7 +11,7 @@ from rich.console import Console
 from rich.table import Table
 
 from ..backends import BACKENDS
-from ..cellrun import BenchRequest, CellRunResult, run_cell
+from ..cellrun import BenchRequest, BuildOptions, CellRunResult, run_cell
 from ..plan import DEFAULT_CASE_TIMEOUT_S, DEFAULT_SEED, PlanOptions
 from ..profiles import DEFAULT_PROFILE, PROFILES
 
@@ -45,6 +45,15 @@ def register(subparsers: Any) -> None:
         "--python",
         default=None,
         help="host profile: the interpreter whose installed frameworks run the cell",
+    )
+    parser.add_argument(
+        "--base", help="docker: base image (default: the profile's, else the local debootstrap one)"
+    )
+    parser.add_argument(
+        "--ca-bundle", type=Path, help="CA bundle for pip behind a TLS proxy (default: pip's cert)"
+    )
+    parser.add_argument(
+        "--find-links", type=Path, help="a local wheelhouse for wheels no index serves"
     )
     parser.set_defaults(func=_bench)
 
@@ -115,6 +124,7 @@ def _bench(args: argparse.Namespace) -> int:
         run_dir=args.run_dir,
         resume=args.resume,
         python=args.python,
+        build=BuildOptions(args.base, args.ca_bundle, args.find_links),
     )
     result = run_cell(request, console)
     console.print(summary_table(f"{args.framework}/{args.accelerator}/{args.profile}", result))
