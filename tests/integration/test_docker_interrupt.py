@@ -1,0 +1,93 @@
+"""Ctrl-C on a containerized cell stops the container and leaves a resumable run."""
+
+from __future__ import annotations
+
+import os
+import signal
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import pytest
+from conftest import read_jsonl
+
+from integration.conftest import portbench, project_with_cases
+
+pytestmark = pytest.mark.docker
+
+SLOW = """
+import time
+from portbench_runner.api import case
+
+@case("s1")
+@case("s2")
+@case("s3")
+@case("s4")
+@case("s5")
+@case("s6")
+def slow(ctx):
+    ctx.measure(time.sleep, 1.0, warm=False)
+"""
+
+
+def test_ctrl_c_stops_the_container_and_resume_finishes(
+    jax_image: str, tmp_path: Path, docker_client
+) -> None:
+    home = project_with_cases(tmp_path, "jax", SLOW)
+    run_dir = tmp_path / "run"
+    results = run_dir / "jax-cpu-current" / "results.jsonl"
+    cmd = [
+        sys.executable,
+        "-m",
+        "portbench.cli",
+        "bench",
+        "--framework",
+        "jax",
+        "--accelerator",
+        "cpu",
+        "--backend",
+        "docker",
+        "--run-dir",
+        str(run_dir),
+    ]
+    proc = subprocess.Popen(
+        cmd,
+        env={**os.environ, "PORTBENCH_HOME": str(home)},
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+    )
+    deadline = time.monotonic() + 300
+    while not (results.exists() and len(results.read_text().splitlines()) >= 2):
+        assert time.monotonic() < deadline and proc.poll() is None, proc.communicate()
+        time.sleep(0.1)
+    proc.send_signal(signal.SIGINT)
+    _, stderr = proc.communicate(timeout=120)
+    assert proc.returncode == 130, stderr
+    assert "Traceback" not in stderr
+    assert docker_client.containers.list(filters={"ancestor": jax_image}) == []
+    assert len(read_jsonl(results)) < 6
+    resumed = portbench(
+        "bench",
+        "--framework",
+        "jax",
+        "--accelerator",
+        "cpu",
+        "--backend",
+        "docker",
+        "--resume",
+        str(run_dir),
+        home=home,
+    )
+    assert resumed.returncode == 0, resumed.stderr
+    assert sorted(r["case_name"] for r in read_jsonl(results)) == [
+        "s1",
+        "s2",
+        "s3",
+        "s4",
+        "s5",
+        "s6",
+    ]
+    statuses = [s["status"] for s in read_jsonl(run_dir / "jax-cpu-current" / "sessions.jsonl")]
+    assert statuses == ["interrupted", "complete"]
