@@ -49,7 +49,9 @@ def _oom_kill_count() -> Optional[int]:
                 if len(parts) != 3:
                     continue
                 if parts[0] == "0":
-                    candidates.append(os.path.join("/sys/fs/cgroup", parts[2].lstrip("/"), "memory.events"))
+                    candidates.append(
+                        os.path.join("/sys/fs/cgroup", parts[2].lstrip("/"), "memory.events")
+                    )
                 elif "memory" in parts[1].split(","):
                     base = os.path.join("/sys/fs/cgroup/memory", parts[2].lstrip("/"))
                     candidates.append(os.path.join(base, "memory.oom_control"))
@@ -293,6 +295,7 @@ class Supervisor:
             )
             self.workers_started += 1
             inflight: Optional[str] = None
+            inflight_started = 0.0
             finished_any = False
             said_bye = False
             deadline = time.monotonic() + start_s
@@ -318,6 +321,7 @@ class Supervisor:
                         return "aborted", message["message"]
                     elif kind == "start":
                         inflight = message["case"]
+                        inflight_started = time.time()
                         deadline = time.monotonic() + self._case_timeout(inflight)
                     elif kind == "result":
                         self.done += 1
@@ -358,6 +362,8 @@ class Supervisor:
                                     "category": "timeout",
                                     "reason": f"no result within {limit:g} s; the worker was killed",
                                     "stderr_tail": _tail(worker.log_path),
+                                    "started_at": inflight_started,
+                                    "duration_s": time.time() - inflight_started,
                                 },
                                 pid,
                             ),
@@ -373,9 +379,11 @@ class Supervisor:
                 code = worker.reap()
                 if inflight is not None:
                     self.done += 1
-                    self._write(
-                        self._record(inflight, self._death_fields(worker, code), pid), total
+                    fields = self._death_fields(worker, code)
+                    fields.update(
+                        started_at=inflight_started, duration_s=time.time() - inflight_started
                     )
+                    self._write(self._record(inflight, fields, pid), total)
                     remaining.remove(inflight)
                     finished_any = True
             if remaining:
