@@ -10,7 +10,6 @@ from pathlib import Path
 from typing import Any
 
 import jsonschema
-import pytest
 
 ROOT = Path(__file__).resolve().parent.parent
 RUNNERS = ROOT / "runners"
@@ -133,6 +132,29 @@ def run_supervisor(
     )
 
 
-@pytest.fixture
-def cell(tmp_path: Path) -> Path:
-    return tmp_path
+def wait_for_records(path: Path, count: int, proc: Any = None, timeout_s: float = 300) -> None:
+    """Wait until ``path`` holds ``count`` lines (a cell in progress); fail if ``proc`` ends first."""
+    import time
+
+    deadline = time.monotonic() + timeout_s
+    while not (path.exists() and len(path.read_text().splitlines()) >= count):
+        if proc is not None and proc.poll() is not None:
+            raise AssertionError(f"the process ended before {count} records: {proc.communicate()}")
+        if time.monotonic() > deadline:
+            raise AssertionError(f"fewer than {count} records in {path}")
+        time.sleep(0.05)
+
+
+def jax_cpu_bench(*extra: str) -> list[str]:
+    """``python -m portbench.cli bench`` for a JAX cpu cell, with extra options."""
+    return [
+        sys.executable,
+        "-m",
+        "portbench.cli",
+        "bench",
+        "--framework",
+        "jax",
+        "--accelerator",
+        "cpu",
+        *extra,
+    ]

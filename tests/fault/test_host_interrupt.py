@@ -5,12 +5,10 @@ from __future__ import annotations
 import os
 import signal
 import subprocess
-import sys
-import time
 from pathlib import Path
 
 import pytest
-from conftest import ROOT, read_jsonl, validate
+from conftest import ROOT, jax_cpu_bench, read_jsonl, validate, wait_for_records
 
 SLOW_CASES = """
 import time
@@ -44,19 +42,7 @@ def _project(tmp_path: Path) -> Path:
 
 
 def _bench(home: Path, *extra: str) -> subprocess.Popen[str]:
-    cmd = [
-        sys.executable,
-        "-m",
-        "portbench.cli",
-        "bench",
-        "--framework",
-        "jax",
-        "--accelerator",
-        "cpu",
-        "--profile",
-        "host",
-        *extra,
-    ]
+    cmd = jax_cpu_bench("--profile", "host", *extra)
     env = {**os.environ, "PORTBENCH_HOME": str(home)}
     return subprocess.Popen(cmd, env=env, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
 
@@ -67,10 +53,7 @@ def test_ctrl_c_then_resume(tmp_path: Path) -> None:
     run_dir = tmp_path / "run"
     results = run_dir / "jax-cpu-host" / "results.jsonl"
     proc = _bench(home, "--run-dir", str(run_dir))
-    deadline = time.monotonic() + 120
-    while not (results.exists() and len(results.read_text().splitlines()) >= 2):
-        assert time.monotonic() < deadline and proc.poll() is None, proc.communicate()
-        time.sleep(0.05)
+    wait_for_records(results, 2, proc)
     proc.send_signal(signal.SIGINT)
     _, stderr = proc.communicate(timeout=60)
     assert proc.returncode == 130

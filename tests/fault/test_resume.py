@@ -5,10 +5,17 @@ from __future__ import annotations
 import json
 import signal
 import subprocess
-import time
 from pathlib import Path
 
-from conftest import make_plan, read_jsonl, run_supervisor, runner_env, supervise_cmd, validate
+from conftest import (
+    make_plan,
+    read_jsonl,
+    run_supervisor,
+    runner_env,
+    supervise_cmd,
+    validate,
+    wait_for_records,
+)
 
 SLOW = """
 import time
@@ -26,15 +33,6 @@ def slow(ctx):
 """
 
 
-def _wait_for_records(path: Path, count: int, timeout_s: float = 60) -> None:
-    deadline = time.monotonic() + timeout_s
-    while time.monotonic() < deadline:
-        if path.exists() and len(path.read_text().splitlines()) >= count:
-            return
-        time.sleep(0.05)
-    raise AssertionError(f"fewer than {count} records in {path}")
-
-
 def test_interrupted_run_resumes_to_one_record_per_case(tmp_path: Path) -> None:
     plan = make_plan(tmp_path, {"slow": SLOW})
     run_dir = tmp_path / "run"
@@ -44,7 +42,7 @@ def test_interrupted_run_resumes_to_one_record_per_case(tmp_path: Path) -> None:
         stdout=subprocess.PIPE,
         stderr=subprocess.PIPE,
     )
-    _wait_for_records(run_dir / "results.jsonl", 2)
+    wait_for_records(run_dir / "results.jsonl", 2, proc)
     proc.send_signal(signal.SIGTERM)
     assert proc.wait(timeout=60) == 130
     first = read_jsonl(run_dir / "results.jsonl")

@@ -9,7 +9,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from conftest import ROOT
+from conftest import ROOT, jax_cpu_bench
 
 pytestmark = pytest.mark.docker
 
@@ -58,6 +58,13 @@ def portbench(
         timeout=timeout,
         env=env,
         check=False,
+    )
+
+
+def docker_bench(home: Path, run_dir: Path, *extra: str) -> subprocess.CompletedProcess[str]:
+    """A JAX cpu cell of ``home``'s manifest, in a container, into ``run_dir``."""
+    return portbench(
+        *jax_cpu_bench("--backend", "docker", "--run-dir", str(run_dir), *extra)[3:], home=home
     )
 
 

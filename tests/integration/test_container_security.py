@@ -10,7 +10,7 @@ from typing import Any
 import pytest
 from conftest import read_jsonl
 
-from integration.conftest import portbench, project_with_cases
+from integration.conftest import docker_bench, project_with_cases
 
 pytestmark = pytest.mark.docker
 
@@ -72,18 +72,7 @@ def after(ctx):
 def test_container_blocks_network_and_writes(jax_image: str, tmp_path: Path) -> None:
     home = project_with_cases(tmp_path, "jax", SANDBOX_CASES)
     run_dir = tmp_path / "run"
-    proc = portbench(
-        "bench",
-        "--framework",
-        "jax",
-        "--accelerator",
-        "cpu",
-        "--backend",
-        "docker",
-        "--run-dir",
-        str(run_dir),
-        home=home,
-    )
+    proc = docker_bench(home, run_dir)
     assert proc.returncode == 0, proc.stderr + proc.stdout
     records = {r["case_name"]: r for r in read_jsonl(run_dir / "jax-cpu-current" / "results.jsonl")}
     for name, record in records.items():
@@ -98,18 +87,7 @@ def test_oom_killed_worker_is_recorded_as_memory(
     run_dir = tmp_path / "run"
     os.environ["PORTBENCH_MEM_LIMIT"] = "1g"
     try:
-        proc = portbench(
-            "bench",
-            "--framework",
-            "jax",
-            "--accelerator",
-            "cpu",
-            "--backend",
-            "docker",
-            "--run-dir",
-            str(run_dir),
-            home=home,
-        )
+        proc = docker_bench(home, run_dir)
     finally:
         del os.environ["PORTBENCH_MEM_LIMIT"]
     assert proc.returncode == 0, proc.stderr + proc.stdout

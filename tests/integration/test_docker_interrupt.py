@@ -5,14 +5,12 @@ from __future__ import annotations
 import os
 import signal
 import subprocess
-import sys
-import time
 from pathlib import Path
 
 import pytest
-from conftest import read_jsonl
+from conftest import jax_cpu_bench, read_jsonl, wait_for_records
 
-from integration.conftest import portbench, project_with_cases
+from integration.conftest import docker_bench, project_with_cases
 
 pytestmark = pytest.mark.docker
 
@@ -37,20 +35,7 @@ def test_ctrl_c_stops_the_container_and_resume_finishes(
     home = project_with_cases(tmp_path, "jax", SLOW)
     run_dir = tmp_path / "run"
     results = run_dir / "jax-cpu-current" / "results.jsonl"
-    cmd = [
-        sys.executable,
-        "-m",
-        "portbench.cli",
-        "bench",
-        "--framework",
-        "jax",
-        "--accelerator",
-        "cpu",
-        "--backend",
-        "docker",
-        "--run-dir",
-        str(run_dir),
-    ]
+    cmd = jax_cpu_bench("--backend", "docker", "--run-dir", str(run_dir))
     proc = subprocess.Popen(
         cmd,
         env={**os.environ, "PORTBENCH_HOME": str(home)},
@@ -58,28 +43,14 @@ def test_ctrl_c_stops_the_container_and_resume_finishes(
         stderr=subprocess.PIPE,
         text=True,
     )
-    deadline = time.monotonic() + 300
-    while not (results.exists() and len(results.read_text().splitlines()) >= 2):
-        assert time.monotonic() < deadline and proc.poll() is None, proc.communicate()
-        time.sleep(0.1)
+    wait_for_records(results, 2, proc)
     proc.send_signal(signal.SIGINT)
     _, stderr = proc.communicate(timeout=120)
     assert proc.returncode == 130, stderr
     assert "Traceback" not in stderr
     assert docker_client.containers.list(filters={"ancestor": jax_image}) == []
     assert len(read_jsonl(results)) < 6
-    resumed = portbench(
-        "bench",
-        "--framework",
-        "jax",
-        "--accelerator",
-        "cpu",
-        "--backend",
-        "docker",
-        "--resume",
-        str(run_dir),
-        home=home,
-    )
+    resumed = docker_bench(home, run_dir, "--resume", str(run_dir))
     assert resumed.returncode == 0, resumed.stderr
     assert sorted(r["case_name"] for r in read_jsonl(results)) == [
         "s1",

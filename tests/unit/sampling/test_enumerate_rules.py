@@ -67,6 +67,13 @@ FAKE = {
         def softmax(x):
             return x
         """,
+    "fakefw/extra.py": """
+        def lonely():
+            return None
+        """,
+    "fakefw/tests/__init__.py": """
+        raise RuntimeError("test suites are never imported")
+        """,
     "fakefw/ops.py": """
         from fakefw.nn import functional as F
 
@@ -148,6 +155,16 @@ def test_members_are_named_through_their_defining_class(fake_root: Path, tmp_pat
     methods = {n for n, row in names.items() if row["kind"] == "method"}
     assert methods == {"fakefw.Tensor.size", "fakefw.nn.Layer.forward", "fakefw.nn.Linear.extra"}
     assert names["fakefw.nn.Layer.forward"]["aliases"] == ["fakefw.nn.Linear.forward"]
+
+
+def test_import_submodules_finds_modules_import_does_not_load(
+    fake_root: Path, tmp_path: Path
+) -> None:
+    plain, imported = tmp_path / "plain.json", tmp_path / "imported.json"
+    assert _enumerate(fake_root, plain).returncode == 0
+    assert _enumerate(fake_root, imported, "--import-submodules").returncode == 0
+    assert set(_names(imported)) - set(_names(plain)) == {"fakefw.extra.lonely"}
+    assert "submodule_import_failed" not in json.loads(imported.read_text())["skipped"]
 
 
 def test_existing_output_is_never_overwritten(fake_root: Path, tmp_path: Path) -> None:
