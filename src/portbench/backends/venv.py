@@ -121,6 +121,7 @@ class VenvBackend:
         for step in steps:
             proc = subprocess.run(step, capture_output=True, text=True, check=False)
             if proc.returncode != 0:
+                shutil.rmtree(partial, ignore_errors=True)
                 output = proc.stdout + proc.stderr
                 sentence = missing_wheel_sentence(output, profile) or (
                     f"installing {lock.path.name} into a venv failed (exit {proc.returncode}); "
