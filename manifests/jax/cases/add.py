@@ -1,0 +1,38 @@
+"""jax.numpy.add: elementwise addition with broadcasting and type promotion."""
+
+import numpy as np
+from _jaxhelp import binary
+
+from portbench_runner.api import case
+
+
+@case("float32-eager", dtype="float32")
+@case("float64-jit", dtype="float64", jit=True)
+@case("bfloat16-eager", dtype="bfloat16")
+@case("int32-eager", dtype="int32", lo=-1000, hi=1000)
+@case("float32-broadcast-row", dtype="float32", shape_b=(256,))
+def add_values(ctx, dtype, jit=False, lo=-3.0, hi=3.0, shape_b=None):
+    import jax.numpy as jnp
+
+    binary(ctx, jnp.add, np.add, dtype=dtype, jit=jit, lo=lo, hi=hi, shape_b=shape_b)
+
+
+@case("promotes-int32-and-float32")
+def add_promotion(ctx):
+    import jax.numpy as jnp
+
+    a = ctx.put(np.arange(8, dtype="int32"))
+    b = ctx.put(np.full(8, 0.5, dtype="float32"))
+    out = ctx.measure(jnp.add, a, b)
+    ctx.check(str(out.dtype) == "float32", f"int32 + float32 gave {out.dtype}, not float32")
+    ctx.check_close(out, np.arange(8) + 0.5, dtype="float32")
+
+
+@case("grad-is-one")
+def add_grad(ctx):
+    import jax
+    import jax.numpy as jnp
+
+    x = ctx.put(np.linspace(-1, 1, 64, dtype="float32"))
+    out = ctx.measure(jax.grad(lambda v: jnp.sum(jnp.add(v, 3.0))), x)
+    ctx.check_close(out, np.ones(64), dtype="float32")

@@ -1,0 +1,39 @@
+"""jax.numpy.arange: integer and float ranges, negative steps, dtypes, empty ranges, jit."""
+
+import numpy as np
+
+from portbench_runner.api import case
+
+
+@case("int-stop", args=(10,))
+@case("int-start-stop-step", args=(3, 40, 7))
+@case("negative-step", args=(10, -10, -3))
+@case("float-step", args=(0.0, 1.0, 0.125))
+@case("empty", args=(5, 5))
+@case("large", args=(1_000_000,))
+def arange_values(ctx, args):
+    import jax.numpy as jnp
+
+    with ctx.on_device():
+        out = ctx.measure(jnp.arange, *args)
+    ctx.check_close(out, np.arange(*args), dtype="float64")
+
+
+@case("dtype-float64", dtype="float64")
+@case("dtype-bfloat16", dtype="bfloat16")
+@case("dtype-int32", dtype="int32")
+def arange_dtype(ctx, dtype):
+    import jax.numpy as jnp
+
+    out = ctx.measure(jnp.arange, 16, dtype=getattr(jnp, dtype))
+    ctx.check(str(out.dtype) == dtype, f"arange(dtype={dtype}) gave {out.dtype}")
+    ctx.check_close(out, np.arange(16), dtype="float64")
+
+
+@case("inside-jit-static")
+def arange_jit(ctx):
+    import jax
+    import jax.numpy as jnp
+
+    f = jax.jit(lambda x: x * jnp.arange(8))
+    ctx.check_close(ctx.measure(f, ctx.put(np.float32(2.0))), np.arange(8) * 2.0, dtype="float32")

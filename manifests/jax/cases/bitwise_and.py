@@ -1,0 +1,31 @@
+"""jax.numpy.bitwise_and: integers of several widths, booleans, broadcasting, jit."""
+
+import numpy as np
+from _jaxhelp import binary
+
+from portbench_runner.api import case
+
+
+@case("int32-eager", dtype="int32")
+@case("int64-jit", dtype="int64", jit=True)
+@case("uint8-eager", dtype="uint8")
+@case("int8-eager", dtype="int8")
+@case("bool-eager", dtype="bool")
+def bitwise_and_values(ctx, dtype, jit=False):
+    import jax.numpy as jnp
+
+    lo, hi = {"uint8": (0, 256), "int8": (-128, 128)}.get(dtype, (-(2**30), 2**30))
+    binary(ctx, jnp.bitwise_and, np.bitwise_and, dtype=dtype, jit=jit, lo=lo, hi=hi)
+
+
+@case("float-is-refused")
+def bitwise_and_float(ctx):
+    import jax.numpy as jnp
+
+    x = ctx.put(np.ones(4, dtype="float32"))
+    try:
+        jnp.bitwise_and(x, x)
+    except TypeError:
+        ctx.measure(jnp.bitwise_and, ctx.put(np.ones(4, dtype="int32")), 1)
+        return
+    ctx.check(False, "bitwise_and accepted float32 operands", category="type")

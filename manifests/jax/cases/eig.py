@@ -1,0 +1,42 @@
+"""jax.numpy.linalg.eig: eigenpairs of general matrices (A v = lambda v); CPU-only in JAX."""
+
+import numpy as np
+
+from portbench_runner.api import case
+
+
+@case("float32-16", dtype="float32", n=16)
+@case("float64-32", dtype="float64", n=32)
+@case("float32-128", dtype="float32", n=128)
+@case("complex64-8", dtype="complex64", n=8)
+def eig_pairs(ctx, dtype, n):
+    import jax.numpy as jnp
+
+    a = ctx.rng.standard_normal((n, n))
+    if dtype.startswith("complex"):
+        a = a + 1j * ctx.rng.standard_normal((n, n))
+    a = a.astype(dtype)
+    w, v = ctx.measure(jnp.linalg.eig, ctx.put(a))
+    w, v = (np.asarray(ctx.to_numpy(t)).astype("complex128") for t in (w, v))
+    a64 = a.astype("complex128")
+    tol = 1e-3 if dtype in ("float32", "complex64") else 1e-9
+    ctx.check_close(a64 @ v, v * w[None, :], rtol=tol, atol=tol * np.abs(a64).max() * n)
+    reference = np.linalg.eigvals(a64)
+    # Eigenvalues come in no particular order: each must be near one of the reference's.
+    distance = np.abs(w[:, None] - reference[None, :]).min(axis=1)
+    ctx.check(
+        distance.max() <= tol * n * np.abs(reference).max(),
+        f"eigenvalues off by up to {distance.max():.3g}",
+    )
+
+
+@case("symmetric-has-real-eigenvalues")
+def eig_symmetric(ctx):
+    import jax.numpy as jnp
+
+    m = ctx.rng.standard_normal((10, 10))
+    a = (m + m.T).astype("float64")
+    w, _ = ctx.measure(jnp.linalg.eig, ctx.put(a))
+    w = np.asarray(ctx.to_numpy(w))
+    ctx.check(np.abs(w.imag).max() < 1e-9, f"symmetric matrix gave complex eigenvalues {w}")
+    ctx.check_close(np.sort(w.real), np.linalg.eigvalsh(a), dtype="float64", atol=1e-9)

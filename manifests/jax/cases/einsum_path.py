@@ -1,0 +1,42 @@
+"""jax.numpy.einsum_path: contraction order for einsum; the path computes einsum's result."""
+
+import numpy as np
+
+from portbench_runner.api import case
+
+
+def _steps(path):
+    """The contraction steps of a path, with or without NumPy's 'einsum_path' header."""
+    return [tuple(step) for step in path if not isinstance(step, str)]
+
+
+@case("matrix-chain", subscripts="ij,jk,kl->il", shapes=((8, 32), (32, 4), (4, 64)))
+@case("batched", subscripts="bij,bjk->bik", shapes=((5, 6, 7), (5, 7, 8)))
+@case("outer-trace", subscripts="ii,j->j", shapes=((6, 6), (9,)))
+def einsum_path_plan(ctx, subscripts, shapes):
+    import jax.numpy as jnp
+
+    operands = [ctx.rng.standard_normal(s).astype("float32") for s in shapes]
+    placed = [ctx.put(o) for o in operands]
+    path, _ = ctx.measure(jnp.einsum_path, subscripts, *placed, optimize="greedy")
+    steps = _steps(path)
+    ctx.check(all(isinstance(step, tuple) for step in steps), f"not a contraction path: {path}")
+    ctx.check(
+        len(steps) == len(shapes) - 1, f"{len(steps)} contractions for {len(shapes)} operands"
+    )
+    out = jnp.einsum(subscripts, *placed)
+    ctx.check_close(
+        out, np.einsum(subscripts, *[o.astype("float64") for o in operands]), rtol=1e-4, atol=1e-4
+    )
+
+
+@case("optimal-matches-numpy-order")
+def einsum_path_optimal(ctx):
+    import jax.numpy as jnp
+
+    a, b, c = (np.ones(s, dtype="float32") for s in ((10, 100), (100, 5), (5, 50)))
+    path, _ = ctx.measure(
+        jnp.einsum_path, "ij,jk,kl->il", ctx.put(a), ctx.put(b), ctx.put(c), optimize="optimal"
+    )
+    numpy_path, _ = np.einsum_path("ij,jk,kl->il", a, b, c, optimize="optimal")
+    ctx.check(_steps(path) == _steps(numpy_path), f"path {path}, NumPy's optimal path {numpy_path}")

@@ -1,0 +1,35 @@
+"""jax.numpy.exp: values, overflow to inf, gradient, jit."""
+
+import numpy as np
+from _jaxhelp import grad_of_sum, unary
+
+from portbench_runner.api import case
+
+
+@case("float32-eager", dtype="float32")
+@case("float64-jit", dtype="float64", jit=True)
+@case("bfloat16-eager", dtype="bfloat16")
+@case("float32-large-jit", dtype="float32", shape=(1_000_000,), jit=True)
+def exp_values(ctx, dtype, shape=(1024,), jit=False):
+    import jax.numpy as jnp
+
+    unary(ctx, jnp.exp, np.exp, dtype=dtype, shape=shape, jit=jit, lo=-5, hi=5)
+
+
+@case("overflow-is-inf")
+def exp_overflow(ctx):
+    import jax.numpy as jnp
+
+    out = ctx.measure(jnp.exp, ctx.put(np.array([100.0, -200.0, 0.0], dtype="float32")))
+    values = ctx.to_numpy(out)
+    ctx.check(
+        np.isinf(values[0]) and values[1] == 0.0 and values[2] == 1.0,
+        f"exp([100, -200, 0]) gave {values}",
+    )
+
+
+@case("grad-is-exp")
+def exp_grad(ctx):
+    import jax.numpy as jnp
+
+    grad_of_sum(ctx, jnp.exp, np.exp, lo=-2, hi=2)

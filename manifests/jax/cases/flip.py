@@ -1,0 +1,45 @@
+"""jax.numpy.flip: all axes, one axis, several axes, dtypes, jit, gradient."""
+
+import numpy as np
+
+from portbench_runner.api import case
+
+
+@case("all-axes", axis=None)
+@case("axis0", axis=0)
+@case("axes-0-2", axis=(0, 2))
+@case("int32-axis1", axis=1, dtype="int32")
+@case("bool-axis-last", axis=-1, dtype="bool")
+@case("large", axis=0, shape=(1000, 1000))
+def flip_values(ctx, axis, dtype="float32", shape=(4, 5, 6)):
+    import jax.numpy as jnp
+
+    x = (
+        (ctx.rng.standard_normal(shape) * 10).astype(dtype)
+        if dtype != "bool"
+        else ctx.rng.random(shape) > 0.5
+    )
+    ctx.check_equal(ctx.measure(jnp.flip, ctx.put(x), axis=axis), np.flip(x, axis=axis))
+
+
+@case("jit")
+def flip_jit(ctx):
+    import jax
+    import jax.numpy as jnp
+
+    x = np.arange(10, dtype="float64")
+    ctx.check_equal(ctx.measure(jax.jit(jnp.flip), ctx.put(x)), x[::-1])
+
+
+@case("grad-flips-back")
+def flip_grad(ctx):
+    import jax
+    import jax.numpy as jnp
+
+    w = ctx.put(np.arange(5, dtype="float32"))
+    g = jax.grad(lambda v: jnp.sum(jnp.flip(v) * w))
+    ctx.check_close(
+        ctx.measure(g, ctx.put(np.zeros(5, dtype="float32"))),
+        [4.0, 3.0, 2.0, 1.0, 0.0],
+        dtype="float32",
+    )

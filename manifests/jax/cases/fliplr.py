@@ -1,0 +1,41 @@
+"""jax.numpy.fliplr: reverses the second axis; 2-d and n-d inputs; 1-d is refused; jit."""
+
+import numpy as np
+
+from portbench_runner.api import case
+
+
+@case("float32-2d", shape=(6, 7))
+@case("float64-3d", shape=(3, 4, 5), dtype="float64")
+@case("int32-2d", shape=(8, 3), dtype="int32")
+@case("large", shape=(1000, 1000))
+def fliplr_values(ctx, shape, dtype="float32"):
+    import jax.numpy as jnp
+
+    x = (ctx.rng.standard_normal(shape) * 10).astype(dtype)
+    ctx.check_equal(ctx.measure(jnp.fliplr, ctx.put(x)), np.fliplr(x))
+
+
+@case("jit")
+def fliplr_jit(ctx):
+    import jax
+    import jax.numpy as jnp
+
+    x = np.arange(6, dtype="float32").reshape(2, 3)
+    ctx.check_equal(ctx.measure(jax.jit(jnp.fliplr), ctx.put(x)), np.fliplr(x))
+
+
+@case("one-d-is-refused")
+def fliplr_1d(ctx):
+    import jax.numpy as jnp
+
+    x = ctx.put(np.arange(4, dtype="float32"))
+
+    def attempt():
+        try:
+            jnp.fliplr(x)
+        except ValueError:
+            return True
+        return False
+
+    ctx.check(ctx.measure(attempt), "fliplr accepted a 1-d input")

@@ -1,0 +1,36 @@
+"""jax.lax.ge: elementwise >= for floats, integers and unsigned, nan handling, jit."""
+
+import numpy as np
+from _jaxhelp import binary
+
+from portbench_runner.api import case
+
+
+@case("float32-eager", dtype="float32")
+@case("float64-jit", dtype="float64", jit=True)
+@case("int32-eager", dtype="int32", lo=-5, hi=5)
+@case("uint8-eager", dtype="uint8", lo=0, hi=4)
+@case("bfloat16-eager", dtype="bfloat16")
+def ge_values(ctx, dtype, jit=False, lo=-3.0, hi=3.0):
+    import jax
+
+    out = binary(
+        ctx,
+        jax.lax.ge,
+        lambda a, b: np.greater_equal(a, b).astype("float64"),
+        dtype=dtype,
+        jit=jit,
+        lo=lo,
+        hi=hi,
+        rtol=0.0,
+    )
+    ctx.check(str(out.dtype) == "bool", f"lax.ge returned {out.dtype}, not bool")
+
+
+@case("nan-compares-false")
+def ge_nan(ctx):
+    import jax
+
+    a = ctx.put(np.array([np.nan, 1.0, np.nan], dtype="float32"))
+    b = ctx.put(np.array([1.0, np.nan, np.nan], dtype="float32"))
+    ctx.check_equal(ctx.measure(jax.lax.ge, a, b), [False, False, False])

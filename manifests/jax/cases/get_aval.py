@@ -1,0 +1,40 @@
+"""jax._src.core.get_aval (private): the abstract value (shape, dtype, weak type) of a value."""
+
+import numpy as np
+
+from portbench_runner.api import case
+
+
+@case("device-array", shape=(3, 4), dtype="float32")
+@case("float64-vector", shape=(7,), dtype="float64")
+@case("int32-scalar", shape=(), dtype="int32")
+@case("bool-matrix", shape=(2, 2), dtype="bool")
+def get_aval_arrays(ctx, shape, dtype):
+    get_aval = ctx.require("jax._src.core.get_aval")
+    aval = ctx.measure(get_aval, ctx.put(np.zeros(shape, dtype=dtype)))
+    ctx.check(tuple(aval.shape) == shape and str(aval.dtype) == dtype, f"aval {aval}")
+
+
+@case("python-scalar-is-weak")
+def get_aval_weak(ctx):
+    get_aval = ctx.require("jax._src.core.get_aval")
+    aval = ctx.measure(get_aval, 1.5)
+    ctx.check(
+        tuple(aval.shape) == () and getattr(aval, "weak_type", False), f"aval of 1.5 is {aval}"
+    )
+
+
+@case("tracer-inside-jit")
+def get_aval_tracer(ctx):
+    import jax
+
+    get_aval = ctx.require("jax._src.core.get_aval")
+    seen = []
+
+    @jax.jit
+    def f(x):
+        seen.append(get_aval(x))
+        return x
+
+    ctx.measure(f, ctx.put(np.ones((5, 2), dtype="float32")), warm=False)
+    ctx.check(tuple(seen[0].shape) == (5, 2), f"traced aval {seen[0]}")

@@ -1,0 +1,58 @@
+"""jax.lax.infeed: a jitted computation receives host data through the device's infeed queue."""
+
+import threading
+
+import numpy as np
+
+from portbench_runner.api import case
+
+
+def _infeed_roundtrip(ctx, shape, dtype):
+    import jax
+    import jax.numpy as jnp
+
+    infeed = ctx.require("jax.lax.infeed")
+    ctx.require("jax.lax.create_token")
+    aval = (
+        jax.ShapedArray(shape, np.dtype(dtype))
+        if hasattr(jax, "ShapedArray")
+        else jax.core.ShapedArray(shape, np.dtype(dtype))
+    )
+
+    @jax.jit
+    def receive(scale):
+        token = jax.lax.create_token()
+        (value,), _ = infeed(token, shape=(aval,))
+        return value * scale
+
+    payload = ctx.rng.standard_normal(shape).astype(dtype)
+    device = ctx.device
+    if not hasattr(device, "transfer_to_infeed"):
+        ctx.skip(f"{device} has no transfer_to_infeed in jax {ctx.version}")
+
+    def run():
+        # The infeed blocks until the host side enqueues: feed from another thread.
+        feeder = threading.Thread(target=device.transfer_to_infeed, args=((payload,),))
+        feeder.start()
+        out = receive(ctx.put(np.asarray(2.0, dtype=dtype)))
+        jnp.asarray(out).block_until_ready()
+        feeder.join()
+        return out
+
+    out = ctx.measure(run, warm=False)
+    ctx.check_close(out, payload.astype("float64") * 2, dtype=dtype)
+
+
+@case("float32-vector")
+def infeed_vector(ctx):
+    _infeed_roundtrip(ctx, (16,), "float32")
+
+
+@case("float64-matrix")
+def infeed_matrix(ctx):
+    _infeed_roundtrip(ctx, (8, 8), "float64")
+
+
+@case("int32-scalar")
+def infeed_int(ctx):
+    _infeed_roundtrip(ctx, (), "int32")

@@ -1,0 +1,41 @@
+"""jax.numpy.isscalar: Python and NumPy scalars, 0-d and n-d arrays, under jit tracing."""
+
+import numpy as np
+
+from portbench_runner.api import case
+
+
+def _zero_d_is_scalar(ctx):
+    """JAX now documents 0-d arrays (and tracers) as scalars, for JIT invariance; releases
+    up to 0.4.13 followed NumPy (False for 0-d arrays). The case checks each release
+    against its own documented behaviour."""
+    return ctx.version_at_least("0.4.14")
+
+
+@case("python-float", value=1.5, expected=True)
+@case("python-int", value=3, expected=True)
+@case("numpy-scalar", value=np.float32(2.0), expected=True)
+@case("python-list", value=[1.0], expected=False)
+def isscalar_values(ctx, value, expected):
+    import jax.numpy as jnp
+
+    ctx.check_equal(ctx.measure(jnp.isscalar, value), expected)
+
+
+@case("device-0d-array")
+@case("device-1d-array", shape=(3,))
+def isscalar_arrays(ctx, shape=()):
+    import jax.numpy as jnp
+
+    x = ctx.put(np.zeros(shape, dtype="float32"))
+    ctx.check_equal(ctx.measure(jnp.isscalar, x), shape == () and _zero_d_is_scalar(ctx))
+
+
+@case("traced-inside-jit")
+def isscalar_traced(ctx):
+    import jax
+    import jax.numpy as jnp
+
+    f = jax.jit(lambda x: jnp.where(jnp.isscalar(x), 1.0, 0.0))
+    expected = 1.0 if _zero_d_is_scalar(ctx) else 0.0
+    ctx.check_close(ctx.measure(f, ctx.put(np.float32(5.0))), expected, dtype="float32")

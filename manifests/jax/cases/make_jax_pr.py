@@ -1,0 +1,54 @@
+"""jax.make_jaxpr: traces functions into jaxprs naming their primitives, shapes and outputs."""
+
+import numpy as np
+
+from portbench_runner.api import case
+
+
+@case("primitives-listed")
+def make_jaxpr_primitives(ctx):
+    import jax
+    import jax.numpy as jnp
+
+    jaxpr = ctx.measure(
+        jax.make_jaxpr(lambda x: jnp.sin(x) * jnp.cos(x)), ctx.put(np.ones(3, dtype="float32"))
+    )
+    text = str(jaxpr)
+    ctx.check(all(p in text for p in ("sin", "cos", "mul")), f"primitives missing: {text}")
+
+
+@case("shapes-and-dtypes")
+def make_jaxpr_avals(ctx):
+    import jax
+    import jax.numpy as jnp
+
+    closed = ctx.measure(
+        jax.make_jaxpr(lambda x: jnp.sum(x, axis=0)), ctx.put(np.ones((4, 5), dtype="float64"))
+    )
+    out = closed.out_avals[0] if hasattr(closed, "out_avals") else closed.jaxpr.outvars[0].aval
+    ctx.check(tuple(out.shape) == (5,) and str(out.dtype) == "float64", f"output aval {out}")
+
+
+@case("static-argnums")
+def make_jaxpr_static(ctx):
+    import jax
+
+    f = jax.make_jaxpr(lambda x, n: x * n, static_argnums=(1,))
+    jaxpr = ctx.measure(f, ctx.put(np.float32(2.0)), 7)
+    ctx.check("7" in str(jaxpr), f"the static argument is not folded in: {jaxpr}")
+
+
+@case("jaxpr-evaluates")
+def make_jaxpr_eval(ctx):
+    import jax
+    import jax.numpy as jnp
+
+    closed = jax.make_jaxpr(lambda x: jnp.exp(x) - 1)(np.zeros(3, dtype="float32"))
+    x = np.array([0.0, 1.0, 2.0], dtype="float32")
+    out = ctx.measure(
+        jax.core.eval_jaxpr if hasattr(jax.core, "eval_jaxpr") else jax.extend.core.eval_jaxpr,
+        closed.jaxpr,
+        closed.consts,
+        ctx.put(x),
+    )
+    ctx.check_close(out[0], np.expm1(x.astype("float64")), dtype="float32", rtol=2e-5)

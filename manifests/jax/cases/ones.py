@@ -1,0 +1,32 @@
+"""jax.numpy.ones: shapes (scalar, empty, large), dtypes, placement on the device, jit."""
+
+import numpy as np
+
+from portbench_runner.api import case
+
+
+@case("float32-2d", shape=(64, 32), dtype="float32")
+@case("float64-3d", shape=(4, 5, 6), dtype="float64")
+@case("int32", shape=(100,), dtype="int32")
+@case("bool", shape=(7,), dtype="bool")
+@case("bfloat16", shape=(16, 16), dtype="bfloat16")
+@case("scalar", shape=(), dtype="float32")
+@case("empty", shape=(0, 3), dtype="float32")
+@case("large", shape=(1000, 1000), dtype="float32")
+def ones_values(ctx, shape, dtype):
+    import jax.numpy as jnp
+
+    # jnp.bool arrived after 0.4.13 (which has jnp.bool_).
+    jdtype = jnp.bool_ if dtype == "bool" else getattr(jnp, dtype)
+    out = ctx.measure(jnp.ones, shape, dtype=jdtype)
+    ctx.check(str(out.dtype) == dtype, f"dtype {out.dtype}, not {dtype}")
+    ctx.check_equal(np.asarray(ctx.to_numpy(out)).astype("float64"), np.ones(shape))
+
+
+@case("inside-jit")
+def ones_jit(ctx):
+    import jax
+    import jax.numpy as jnp
+
+    f = jax.jit(lambda x: x + jnp.ones((3, 3)))
+    ctx.check_close(ctx.measure(f, ctx.put(np.float32(1.5))), np.full((3, 3), 2.5), dtype="float32")

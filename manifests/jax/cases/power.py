@@ -1,0 +1,39 @@
+"""jax.numpy.power: float and integer powers, broadcasting, negative bases, gradient."""
+
+import numpy as np
+from _jaxhelp import binary
+
+from portbench_runner.api import case
+
+
+@case("float32-eager", dtype="float32")
+@case("float64-jit", dtype="float64", jit=True)
+@case("bfloat16-eager", dtype="bfloat16")
+def power_values(ctx, dtype, jit=False):
+    import jax.numpy as jnp
+
+    binary(ctx, jnp.power, np.power, dtype=dtype, jit=jit, lo=0.1, hi=3.0)
+
+
+@case("int32-exact")
+def power_int(ctx):
+    import jax.numpy as jnp
+
+    base = ctx.put(np.arange(-5, 6, dtype="int32"))
+    exponent = ctx.put(np.full(11, 3, dtype="int32"))
+    out = ctx.measure(jnp.power, base, exponent)
+    ctx.check_equal(out, np.arange(-5, 6, dtype="int32") ** 3)
+
+
+@case("grad-wrt-exponent")
+def power_grad(ctx):
+    import jax
+    import jax.numpy as jnp
+
+    x = np.linspace(0.5, 2.0, 32).astype("float32")
+    base = ctx.put(x)
+    g = jax.grad(lambda e: jnp.sum(jnp.power(base, e)))
+    out = ctx.measure(g, ctx.put(np.float32(2.0)))
+    ctx.check_close(
+        out, float(np.sum(x.astype("float64") ** 2 * np.log(x.astype("float64")))), rtol=1e-4
+    )

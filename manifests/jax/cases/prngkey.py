@@ -1,0 +1,45 @@
+"""jax.random.PRNGKey (the study's PRNGKey_test.py): the key's layout and values, seeds of
+every width, under jit and vmap."""
+
+import numpy as np
+
+from portbench_runner.api import case
+
+
+@case("key-is-uint32-pair")
+def prngkey_layout(ctx):
+    import jax
+
+    key = ctx.measure(jax.random.PRNGKey, 42)
+    data = np.asarray(ctx.to_numpy(key))
+    ctx.check(
+        data.dtype == np.uint32 and data.shape == (2,),
+        f"key has dtype {data.dtype}, shape {data.shape}",
+    )
+    # The default threefry key holds the seed's high and low 32 bits.
+    ctx.check_equal(data, [0, 42])
+
+
+@case("seed-64-bit")
+def prngkey_wide_seed(ctx):
+    import jax
+
+    seed = 2**40 + 5
+    ctx.check_equal(ctx.measure(jax.random.PRNGKey, seed), [2**40 >> 32, 5])
+
+
+@case("under-jit")
+def prngkey_jit(ctx):
+    import jax
+
+    out = ctx.measure(jax.jit(jax.random.PRNGKey), ctx.put(np.int32(9)))
+    ctx.check_equal(out, [0, 9])
+
+
+@case("vmap-over-seeds")
+def prngkey_vmap(ctx):
+    import jax
+
+    seeds = ctx.put(np.arange(5, dtype="int32"))
+    out = ctx.measure(jax.vmap(jax.random.PRNGKey), seeds)
+    ctx.check_equal(out, np.stack([np.zeros(5), np.arange(5)], axis=1))

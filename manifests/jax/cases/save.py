@@ -1,0 +1,40 @@
+"""jax.numpy.save: device arrays written as .npy files that NumPy reads back exactly."""
+
+import os
+import tempfile
+
+import numpy as np
+
+from portbench_runner.api import case
+
+
+@case("float32-2d", dtype="float32", shape=(64, 32))
+@case("float64", dtype="float64", shape=(100,))
+@case("int32", dtype="int32", shape=(10, 10))
+@case("bfloat16-as-float32", dtype="bfloat16", shape=(16,))
+@case("large", dtype="float32", shape=(1000, 1000))
+def save_roundtrip(ctx, dtype, shape):
+    import jax.numpy as jnp
+
+    x = (ctx.rng.standard_normal(shape) * 100).astype("float32" if dtype == "bfloat16" else dtype)
+    arr = ctx.put(x, dtype=dtype)
+    with tempfile.TemporaryDirectory() as folder:
+        path = os.path.join(folder, "a.npy")
+        ctx.measure(jnp.save, path, arr)
+        loaded = np.load(path, allow_pickle=False)
+        if dtype == "bfloat16":
+            # NumPy stores bfloat16 as 2-byte raw records; view them back as bfloat16.
+            loaded = loaded.view(jnp.bfloat16).astype("float32")
+    ctx.check_equal(
+        np.asarray(loaded).astype("float64"), np.asarray(ctx.to_numpy(arr)).astype("float64")
+    )
+
+
+@case("scalar")
+def save_scalar(ctx):
+    import jax.numpy as jnp
+
+    with tempfile.TemporaryDirectory() as folder:
+        path = os.path.join(folder, "s.npy")
+        ctx.measure(jnp.save, path, ctx.put(np.float32(3.5)))
+        ctx.check_equal(np.load(path), np.float32(3.5))

@@ -1,0 +1,47 @@
+"""jax.numpy.split: equal sections and index lists, axes, uneven sizes refused, jit."""
+
+import numpy as np
+
+from portbench_runner.api import case
+
+
+@case("sections-axis0", sections=4, axis=0)
+@case("indices-axis1", sections=[2, 5, 9], axis=1)
+@case("float64-sections", sections=2, axis=1, dtype="float64")
+@case("int32-indices", sections=[1, 3], axis=0, dtype="int32")
+@case("large", sections=10, axis=0, shape=(1000, 1000))
+def split_values(ctx, sections, axis, dtype="float32", shape=(8, 12)):
+    import jax.numpy as jnp
+
+    x = (ctx.rng.standard_normal(shape) * 10).astype(dtype)
+    out = ctx.measure(jnp.split, ctx.put(x), sections, axis=axis)
+    expected = np.split(x, sections, axis=axis)
+    ctx.check(len(out) == len(expected), f"{len(out)} parts, expected {len(expected)}")
+    for got, want in zip(out, expected):
+        ctx.check_equal(got, want)
+
+
+@case("jit-static-sections")
+def split_jit(ctx):
+    import jax
+    import jax.numpy as jnp
+
+    f = jax.jit(lambda v: jnp.split(v, 3))
+    parts = ctx.measure(f, ctx.put(np.arange(9, dtype="float32")))
+    ctx.check_equal(parts[2], [6.0, 7.0, 8.0])
+
+
+@case("uneven-is-refused")
+def split_uneven(ctx):
+    import jax.numpy as jnp
+
+    x = ctx.put(np.arange(10, dtype="float32"))
+
+    def attempt():
+        try:
+            jnp.split(x, 3)
+        except ValueError:
+            return True
+        return False
+
+    ctx.check(ctx.measure(attempt), "split of 10 into 3 equal parts was accepted")

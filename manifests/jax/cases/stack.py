@@ -1,0 +1,38 @@
+"""jax.numpy.stack: along new axes (first, last, negative), dtypes, many inputs, gradient."""
+
+import numpy as np
+
+from portbench_runner.api import case
+
+
+@case("axis0", axis=0)
+@case("axis-last", axis=-1)
+@case("axis1-float64", axis=1, dtype="float64")
+@case("int32", axis=0, dtype="int32")
+@case("bfloat16", axis=0, dtype="bfloat16")
+@case("many-inputs", axis=0, count=100)
+def stack_values(ctx, axis, dtype="float32", count=3):
+    import jax.numpy as jnp
+
+    parts = [
+        (ctx.rng.standard_normal((16, 8)) * 10).astype("float32" if dtype == "bfloat16" else dtype)
+        for _ in range(count)
+    ]
+    placed = [ctx.put(p, dtype=dtype) for p in parts]
+    out = ctx.measure(jnp.stack, placed, axis=axis)
+    exact = [np.asarray(ctx.to_numpy(p)) for p in placed]
+    ctx.check_equal(np.asarray(ctx.to_numpy(out)), np.stack(exact, axis=axis))
+
+
+@case("grad-unstacks")
+def stack_grad(ctx):
+    import jax
+    import jax.numpy as jnp
+
+    w = ctx.put(np.array([[1.0, 2.0], [3.0, 4.0]], dtype="float32"))
+    g = jax.grad(lambda a, b: jnp.sum(jnp.stack([a, b]) * w), argnums=(0, 1))
+    ga, gb = ctx.measure(
+        g, ctx.put(np.zeros(2, dtype="float32")), ctx.put(np.zeros(2, dtype="float32"))
+    )
+    ctx.check_close(ga, [1.0, 2.0], dtype="float32")
+    ctx.check_close(gb, [3.0, 4.0], dtype="float32")

@@ -1,0 +1,41 @@
+"""jax.lax.stop_gradient: identity forward, zero gradient, inside jit and nested structures."""
+
+import numpy as np
+
+from portbench_runner.api import case
+
+
+@case("forward-is-identity")
+@case("forward-is-identity-float64", dtype="float64")
+def stop_gradient_forward(ctx, dtype="float32"):
+    import jax
+
+    x = ctx.rng.standard_normal(1024).astype(dtype)
+    ctx.check_equal(ctx.measure(jax.lax.stop_gradient, ctx.put(x)), x)
+
+
+@case("blocks-gradient")
+@case("blocks-gradient-jit", jit=True)
+def stop_gradient_grad(ctx, jit=False):
+    import jax
+    import jax.numpy as jnp
+
+    def loss(v):
+        return jnp.sum(v**2 + jax.lax.stop_gradient(v**3))
+
+    g = jax.grad(loss)
+    x = np.linspace(-2, 2, 64).astype("float32")
+    out = ctx.measure(ctx.compiled(g) if jit else g, ctx.put(x))
+    ctx.check_close(out, 2 * x.astype("float64"), dtype="float32")
+
+
+@case("pytree-input")
+def stop_gradient_tree(ctx):
+    import jax
+
+    tree = {
+        "a": ctx.put(np.ones(3, dtype="float32")),
+        "b": [ctx.put(np.arange(2, dtype="float32"))],
+    }
+    out = ctx.measure(jax.lax.stop_gradient, tree)
+    ctx.check_equal(out["b"][0], [0.0, 1.0])

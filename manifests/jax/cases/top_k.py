@@ -1,0 +1,42 @@
+"""jax.lax.top_k: k largest values and their indices along the last axis, batches, jit."""
+
+import numpy as np
+
+from portbench_runner.api import case
+
+
+@case("float32-k5", k=5)
+@case("float64-k1", k=1, dtype="float64")
+@case("int32-k3", k=3, dtype="int32")
+@case("batched-k4", k=4, shape=(16, 100))
+@case("large-k10", k=10, shape=(1_000_000,))
+@case("bfloat16-k3", k=3, dtype="bfloat16")
+def top_k_values(ctx, k, dtype="float32", shape=(50,)):
+    import jax
+
+    n = int(np.prod(shape))
+    # Distinct values: the expected indices are unique.
+    x = (ctx.rng.permutation(n).reshape(shape) - n // 2).astype(
+        "float32" if dtype == "bfloat16" else dtype
+    )
+    if dtype == "bfloat16":
+        x = x[..., :64] if x.ndim else x
+    arr = ctx.put(x, dtype=dtype)
+    host = np.asarray(ctx.to_numpy(arr)).astype("float64")
+    values, indices = ctx.measure(jax.lax.top_k, arr, k)
+    order = np.argsort(-host, axis=-1, kind="stable")[..., :k]
+    ctx.check_close(values, np.take_along_axis(host, order, axis=-1), dtype="float64")
+    ctx.check_equal(
+        np.take_along_axis(host, np.asarray(ctx.to_numpy(indices)), axis=-1),
+        np.take_along_axis(host, order, axis=-1),
+    )
+
+
+@case("jit")
+def top_k_jit(ctx):
+    import jax
+
+    f = jax.jit(lambda v: jax.lax.top_k(v, 2))
+    values, indices = ctx.measure(f, ctx.put(np.array([1.0, 9.0, 3.0, 7.0], dtype="float32")))
+    ctx.check_equal(values, [9.0, 7.0])
+    ctx.check_equal(indices, [1, 3])

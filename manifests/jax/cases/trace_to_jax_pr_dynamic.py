@@ -1,0 +1,68 @@
+"""jax._src.interpreters.partial_eval.trace_to_jaxpr_dynamic (private): traces a function
+on abstract inputs into a jaxpr that evaluates to the function's values."""
+
+import numpy as np
+
+from portbench_runner.api import case
+
+
+def _trace(ctx, fn, avals):
+    """Trace ``fn`` (returning a tuple of outputs, as the API requires) on ``avals``."""
+    import inspect
+
+    pe = ctx.require("jax._src.interpreters.partial_eval")
+    lu = ctx.require("jax._src.linear_util")
+    if "debug_info" in inspect.signature(lu.wrap_init).parameters:
+        api_util = ctx.require("jax._src.api_util")
+        dbg = api_util.debug_info("portbench", fn, tuple(avals), {})
+        wrapped = lu.wrap_init(fn, debug_info=dbg)
+    else:
+        wrapped = lu.wrap_init(fn)
+    result = pe.trace_to_jaxpr_dynamic(wrapped, list(avals))
+    return result[0], result[2]
+
+
+def _aval(ctx, shape, dtype):
+    core = ctx.require("jax._src.core")
+    return core.ShapedArray(shape, np.dtype(dtype))
+
+
+@case("elementwise")
+def trace_elementwise(ctx):
+    import jax.numpy as jnp
+
+    jaxpr, consts = ctx.measure(
+        _trace, ctx, lambda x: (jnp.sin(x) + 1,), [_aval(ctx, (3,), "float32")]
+    )
+    ctx.check("sin" in str(jaxpr), f"no sin in {jaxpr}")
+    core = ctx.require("jax._src.core")
+    x = np.array([0.0, 1.0, 2.0], dtype="float32")
+    out = core.eval_jaxpr(jaxpr, consts, x)
+    ctx.check_close(out[0], np.sin(x.astype("float64")) + 1, dtype="float32", rtol=2e-5)
+
+
+@case("two-inputs-reduction")
+def trace_reduction(ctx):
+    import jax.numpy as jnp
+
+    jaxpr, _ = ctx.measure(
+        _trace,
+        ctx,
+        lambda a, b: (jnp.sum(a * b),),
+        [_aval(ctx, (4, 4), "float64"), _aval(ctx, (4, 4), "float64")],
+    )
+    ctx.check(
+        len(jaxpr.invars) == 2 and len(jaxpr.outvars) == 1,
+        f"jaxpr signature {jaxpr.invars} -> {jaxpr.outvars}",
+    )
+
+
+@case("out-avals-shapes")
+def trace_out_avals(ctx):
+    import jax.numpy as jnp
+
+    jaxpr, _ = ctx.measure(
+        _trace, ctx, lambda x: (x.T, jnp.mean(x, axis=0)), [_aval(ctx, (3, 5), "float32")]
+    )
+    shapes = [tuple(v.aval.shape) for v in jaxpr.outvars]
+    ctx.check(shapes == [(5, 3), (5,)], f"output shapes {shapes}")

@@ -1,0 +1,45 @@
+"""jax.numpy.var: population and sample variance (ddof), axes, dtypes, gradient."""
+
+import numpy as np
+from _jaxhelp import reduction
+
+from portbench_runner.api import case
+
+
+@case("float32-all", dtype="float32", axis=None)
+@case("float64-axis0", dtype="float64", axis=0)
+@case("float32-axis1-jit", dtype="float32", axis=1, jit=True)
+@case("bfloat16-all", dtype="bfloat16", axis=None)
+@case("float32-ddof1", dtype="float32", axis=1, ddof=1)
+def var_values(ctx, dtype, axis, jit=False, ddof=0):
+    import jax.numpy as jnp
+
+    reduction(
+        ctx,
+        jnp.var,
+        np.var,
+        dtype=dtype,
+        axis=axis,
+        jit=jit,
+        ddof=ddof,
+        rtol={"bfloat16": 6e-2}.get(dtype),
+    )
+
+
+@case("constant-is-zero")
+def var_constant(ctx):
+    import jax.numpy as jnp
+
+    ctx.check_close(
+        ctx.measure(jnp.var, ctx.put(np.full(100, 3.5, dtype="float32"))), 0.0, dtype="float32"
+    )
+
+
+@case("grad-is-two-centered-over-n")
+def var_grad(ctx):
+    import jax
+    import jax.numpy as jnp
+
+    x = np.array([1.0, 2.0, 6.0], dtype="float32")
+    out = ctx.measure(jax.grad(jnp.var), ctx.put(x))
+    ctx.check_close(out, 2 * (x - x.mean()) / 3, dtype="float32")
