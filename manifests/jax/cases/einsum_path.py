@@ -24,10 +24,11 @@ def einsum_path_plan(ctx, subscripts, shapes):
     ctx.check(
         len(steps) == len(shapes) - 1, f"{len(steps)} contractions for {len(shapes)} operands"
     )
-    out = jnp.einsum(subscripts, *placed)
-    ctx.check_close(
-        out, np.einsum(subscripts, *[o.astype("float64") for o in operands]), rtol=1e-4, atol=1e-4
-    )
+    # The path must be a valid contraction order for these operands: NumPy follows it
+    # and must reach einsum's result (einsum itself is not the function under test).
+    ops64 = [o.astype("float64") for o in operands]
+    followed = np.einsum(subscripts, *ops64, optimize=["einsum_path", *steps])
+    ctx.check_close(followed, np.einsum(subscripts, *ops64), dtype="float64")
 
 
 @case("optimal-matches-numpy-order")
