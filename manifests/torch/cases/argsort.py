@@ -24,8 +24,13 @@ def argsort_orders(ctx, dtype, shape, dim=-1, descending=False):
     # Check the order the indices produce, not the indices: ties (bfloat16) may differ.
     gathered = np.take_along_axis(values, ctx.to_numpy(out), axis=dim)
     diffs = np.diff(gathered.astype("float64"), axis=dim)
-    ctx.check(bool(np.all(diffs <= 0) if descending else np.all(diffs >= 0)), "indices do not sort the input")
-    ctx.check_equal(np.sort(ctx.to_numpy(out), axis=dim), np.sort(np.argsort(values, axis=dim), axis=dim))
+    ctx.check(
+        bool(np.all(diffs <= 0) if descending else np.all(diffs >= 0)),
+        "indices do not sort the input",
+    )
+    ctx.check_equal(
+        np.sort(ctx.to_numpy(out), axis=dim), np.sort(np.argsort(values, axis=dim), axis=dim)
+    )
 
 
 @case("stable-ties")

@@ -13,7 +13,10 @@ from portbench_runner.api import case
 def cat_values(ctx, dtype, dim):
     import torch
 
-    parts = [ctx.rng.standard_normal((32, 16 + i)) if dim == 1 else ctx.rng.standard_normal((8 + i, 16)) for i in range(3)]
+    parts = [
+        ctx.rng.standard_normal((32, 16 + i)) if dim == 1 else ctx.rng.standard_normal((8 + i, 16))
+        for i in range(3)
+    ]
     if dtype == "int64":
         parts = [(p * 100).astype("int64") for p in parts]
     elif dtype == "bool":

@@ -1,0 +1,58 @@
+"""Shared bodies of PyTorch cases: inputs on the device, float64 references, tolerances."""
+
+import numpy as np
+
+RTOL = {"float16": 2e-3, "bfloat16": 2e-2, "float32": 2e-5, "float64": 1e-12}
+
+
+def host_dtype(dtype):
+    """NumPy has no bfloat16: inputs are drawn in float32 and rounded on the device."""
+    return "float32" if dtype == "bfloat16" else dtype
+
+
+def draw(ctx, shape, dtype="float32", lo=-3.0, hi=3.0):
+    if dtype in ("int8", "int16", "int32", "int64", "uint8"):
+        return ctx.rng.integers(int(lo), int(hi), size=shape).astype(dtype)
+    if dtype == "bool":
+        return ctx.rng.random(shape) > 0.5
+    return ctx.rng.uniform(lo, hi, size=shape).astype(host_dtype(dtype))
+
+
+def placed(ctx, x, dtype="float32", requires_grad=False):
+    """(tensor on the device, its exact values on the host; floats as float64)."""
+    tensor = ctx.put(x, dtype=dtype, requires_grad=requires_grad)
+    host = np.asarray(ctx.to_numpy(tensor))
+    return tensor, host.astype("float64") if host.dtype.kind == "f" else host
+
+
+def unary(ctx, fn, ref, dtype="float32", shape=(1024,), lo=-3.0, hi=3.0, compiled=False, rtol=None):
+    tensor, exact = placed(ctx, draw(ctx, shape, dtype, lo, hi), dtype)
+    f = ctx.compiled(fn) if compiled else fn
+    out = ctx.measure(f, tensor)
+    expected = ref(exact)
+    if dtype in ("bool", "int8", "int16", "int32", "int64", "uint8"):
+        ctx.check_equal(out, expected)
+    else:
+        r = RTOL[dtype] if rtol is None else rtol
+        ctx.check_close(out, expected, rtol=r, atol=r)
+    return out
+
+
+def grad_matches(ctx, fn, dref, shape=(128,), lo=-3.0, hi=3.0, rtol=1e-4):
+    """autograd of sum(fn(x)) against the analytic derivative dref(x)."""
+    x, exact = placed(ctx, draw(ctx, shape, "float32", lo, hi), "float32", requires_grad=True)
+
+    def backward():
+        x.grad = None
+        fn(x).sum().backward()
+        return x.grad
+
+    out = ctx.measure(backward)
+    ctx.check_close(out, dref(exact), rtol=rtol, atol=rtol)
+
+
+def seeded(ctx):
+    """Seed torch's generators from the case seed (module initialisation, dropout)."""
+    import torch
+
+    torch.manual_seed(ctx.seed)

@@ -1,0 +1,43 @@
+"""torch.nn.SmoothL1Loss: quadratic below beta, linear above; reductions, beta, autograd."""
+
+import numpy as np
+
+from portbench_runner.api import case
+
+
+def _reference(x, y, beta=1.0):
+    d = np.abs(x - y)
+    return np.where(d < beta, 0.5 * d**2 / beta, d - 0.5 * beta)
+
+
+@case("mean", reduction="mean")
+@case("sum", reduction="sum")
+@case("none", reduction="none")
+@case("beta-half", reduction="mean", beta=0.5)
+@case("float64-large", reduction="mean", dtype="float64", n=1_000_000)
+def smooth_l1_values(ctx, reduction, beta=1.0, dtype="float32", n=256):
+    import torch
+
+    x = (ctx.rng.standard_normal(n) * 2).astype(dtype)
+    y = (ctx.rng.standard_normal(n) * 2).astype(dtype)
+    loss = torch.nn.SmoothL1Loss(reduction=reduction, beta=beta)
+    out = ctx.measure(loss, ctx.put(x), ctx.put(y))
+    ref = _reference(x.astype("float64"), y.astype("float64"), beta)
+    expected = {"mean": ref.mean(), "sum": ref.sum(), "none": ref}[reduction]
+    ctx.check_close(out, expected, rtol=1e-5, atol=1e-5)
+
+
+@case("grad-is-clipped-difference")
+def smooth_l1_grad(ctx):
+    import torch
+
+    x_np = np.array([0.2, -0.5, 3.0, -4.0], dtype="float32")
+    x = ctx.put(x_np, requires_grad=True)
+    zeros = ctx.put(np.zeros(4, dtype="float32"))
+
+    def backward():
+        x.grad = None
+        torch.nn.SmoothL1Loss(reduction="sum")(x, zeros).backward()
+        return x.grad
+
+    ctx.check_close(ctx.measure(backward), np.clip(x_np, -1, 1), dtype="float32")

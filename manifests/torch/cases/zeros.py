@@ -1,0 +1,31 @@
+"""torch.zeros: shapes (scalar, empty, large), dtypes, on the target device."""
+
+import numpy as np
+
+from portbench_runner.api import case
+
+
+@case("float32-2d", shape=(64, 32), dtype="float32")
+@case("float64-3d", shape=(4, 5, 6), dtype="float64")
+@case("int64", shape=(100,), dtype="int64")
+@case("bool", shape=(7,), dtype="bool")
+@case("bfloat16", shape=(16, 16), dtype="bfloat16")
+@case("scalar", shape=(), dtype="float32")
+@case("empty", shape=(0, 3), dtype="float32")
+@case("large", shape=(2000, 2000), dtype="float32")
+def zeros_values(ctx, shape, dtype):
+    import torch
+
+    out = ctx.measure(torch.zeros, shape, dtype=getattr(torch, dtype), device=ctx.device)
+    ctx.check(out.dtype == getattr(torch, dtype), f"dtype {out.dtype}, not {dtype}")
+    ctx.check_equal(np.asarray(ctx.to_numpy(out)).astype("float64"), np.zeros(shape))
+
+
+@case("requires-grad")
+def zeros_grad(ctx):
+    import torch
+
+    out = ctx.measure(torch.zeros, 3, device=ctx.device, requires_grad=True)
+    ctx.check(
+        out.requires_grad and out.is_leaf, "zeros(requires_grad=True) is not a leaf requiring grad"
+    )
