@@ -7,8 +7,8 @@ import csv
 from collections import Counter
 
 import pytest
-
 from conftest import ROOT
+
 from portbench.manifest import load_manifest
 
 STUDY_ROWS = {"jax": 65, "torch": 64}
