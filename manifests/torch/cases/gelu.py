@@ -61,7 +61,10 @@ def gelu_in_layer(ctx):
     import torch
 
     torch.manual_seed(ctx.seed)
-    layer = ctx.measure(torch.nn.TransformerEncoderLayer, 16, 2, 32, activation="gelu", warm=False)
+    layer = ctx.measure(
+        lambda: torch.nn.TransformerEncoderLayer(16, 2, 32, activation="gelu").to(ctx.device),
+        warm=False,
+    )
     ctx.check(
         layer.activation is torch.nn.functional.gelu or isinstance(layer.activation, torch.nn.GELU),
         f"activation {layer.activation}",
