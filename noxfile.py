@@ -108,7 +108,11 @@ def perf(session: nox.Session) -> None:
     """Benchmarks of portbench itself (timing fidelity, overhead, scaling)."""
     _install(session, "test")
     session.install(*TEST_FRAMEWORKS)
-    session.run("python", "benchmarks/run.py", *session.posargs)
+    session.run(
+        "python",
+        "benchmarks/run.py",
+        *(session.posargs or ["--json", "benchmarks/results/latest.json"]),
+    )
 
 
 @nox.session(python=PYTHON)

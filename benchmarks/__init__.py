@@ -1,0 +1,1 @@
+"""Benchmarks of portbench itself: timing fidelity, harness overhead, faults, scaling, images."""

@@ -1,0 +1,124 @@
+"""Run portbench's self-benchmarks and print every figure as one table (and as JSON).
+
+    python benchmarks/run.py [--quick] [--only fidelity overhead fault scaling images] [--json OUT]
+
+Cold image builds are measured separately (`portbench images build`), not here.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import math
+import platform
+import sys
+import time
+from pathlib import Path
+
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+
+from _common import Row
+
+BENCHMARKS = ("fidelity", "overhead", "fault", "scaling", "images")
+
+
+def machine() -> dict[str, object]:
+    import os
+
+    from portbench_runner.envinfo import cpu_facts, installed_packages
+
+    packages = installed_packages()
+    return {
+        "platform": platform.platform(),
+        "python": platform.python_version(),
+        "cpu": cpu_facts(),
+        "load_average": os.getloadavg(),
+        "frameworks": {
+            k: packages.get(k)
+            for k in ("torch", "jax", "jaxlib", "tensorflow", "tensorflow-cpu", "numpy")
+        },
+    }
+
+
+def collect(names: list[str], quick: bool) -> list[Row]:
+    rows: list[Row] = []
+    if "fidelity" in names:
+        import fidelity_cpu
+
+        rows += fidelity_cpu.run(rounds=1 if quick else 3)
+    if "overhead" in names:
+        import overhead
+
+        rows += overhead.run(quick)
+    if "fault" in names:
+        import fault_cost
+
+        rows += fault_cost.run()
+    if "scaling" in names:
+        import scaling
+
+        rows += scaling.run(quick)
+    if "images" in names:
+        import images
+
+        rows += images.run()
+    return rows
+
+
+def render(rows: list[Row]) -> None:
+    from rich.console import Console
+    from rich.table import Table
+
+    table = Table(title="portbench self-benchmarks")
+    for column in ("benchmark", "item", "value", "unit", "reference", "ratio", "note"):
+        table.add_column(
+            column, justify="right" if column in ("value", "reference", "ratio") else "left"
+        )
+
+    def fmt(value: float | None) -> str:
+        if value is None or (isinstance(value, float) and math.isnan(value)):
+            return "-"
+        return f"{value:.4g}"
+
+    for row in rows:
+        table.add_row(
+            row.benchmark,
+            row.item,
+            fmt(row.value),
+            row.unit,
+            fmt(row.reference),
+            fmt(row.ratio),
+            row.note,
+        )
+    Console(width=160).print(table)
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument(
+        "--quick", action="store_true", help="smaller sizes, one round (a smoke run)"
+    )
+    parser.add_argument("--only", nargs="+", choices=BENCHMARKS, default=list(BENCHMARKS))
+    parser.add_argument("--json", type=Path, help="also write the figures here")
+    args = parser.parse_args(argv)
+    started = time.time()
+    rows = collect(args.only, args.quick)
+    render(rows)
+    document = {
+        "schema": 1,
+        "kind": "benchmarks",
+        "started_at": started,
+        "wall_s": time.time() - started,
+        "quick": args.quick,
+        "machine": machine(),
+        "rows": [row.to_json() for row in rows],
+    }
+    print(json.dumps(document, default=str))
+    if args.json:
+        args.json.parent.mkdir(parents=True, exist_ok=True)
+        args.json.write_text(json.dumps(document, indent=2, default=str) + "\n")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
