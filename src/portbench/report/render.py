@@ -1,0 +1,112 @@
+"""Writing tables: rich in the terminal; Markdown, LaTeX (booktabs), CSV and JSON files; one
+static index.html that works opened from disk (no server, no network)."""
+
+from __future__ import annotations
+
+import csv
+import html
+import json
+from pathlib import Path
+from typing import Any
+
+from rich.console import Console
+from rich.table import Table as RichTable
+from tabulate import tabulate
+
+from .tables import Table
+
+__all__ = ["to_rich", "write_files", "write_html"]
+
+
+def _cell(value: Any) -> str:
+    return "" if value is None else str(value)
+
+
+def to_rich(table: Table, limit: int | None = None) -> RichTable:
+    rich = RichTable(title=table.title, caption=table.note or None)
+    for header in table.headers:
+        rich.add_column(header, overflow="fold")
+    rows = table.rows if limit is None else table.rows[:limit]
+    for row in rows:
+        rich.add_row(*(_cell(v) for v in row))
+    if limit is not None and len(table.rows) > limit:
+        rich.add_row(
+            f"... {len(table.rows) - limit} more (--full)", *([""] * (len(table.headers) - 1))
+        )
+    return rich
+
+
+def write_files(table: Table, out: Path) -> list[Path]:
+    """<name>.md, .tex, .csv and .json for one table."""
+    out.mkdir(parents=True, exist_ok=True)
+    rows = [[_cell(v) for v in row] for row in table.rows]
+    paths = []
+    md = out / f"{table.name}.md"
+    md.write_text(
+        f"## {table.title}\n\n{tabulate(rows, table.headers, tablefmt='github')}\n\n{table.note}\n",
+        encoding="utf-8",
+    )
+    tex = out / f"{table.name}.tex"
+    tex.write_text(
+        tabulate(rows, table.headers, tablefmt="latex_booktabs") + "\n", encoding="utf-8"
+    )
+    csv_path = out / f"{table.name}.csv"
+    with open(csv_path, "w", newline="", encoding="utf-8") as handle:
+        writer = csv.writer(handle)
+        writer.writerow(table.headers)
+        writer.writerows(rows)
+    js = out / f"{table.name}.json"
+    js.write_text(
+        json.dumps(
+            {
+                "title": table.title,
+                "headers": table.headers,
+                "rows": table.rows,
+                "note": table.note,
+            },
+            indent=2,
+            default=str,
+        ),
+        encoding="utf-8",
+    )
+    paths += [md, tex, csv_path, js]
+    return paths
+
+
+def write_html(tables: list[Table], out: Path, summary: str) -> Path:
+    parts = [
+        "<!doctype html><html><head><meta charset='utf-8'><title>portbench report</title>",
+        "<style>body{font-family:sans-serif;margin:2em;max-width:1400px}table{border-collapse:collapse;margin:1em 0}"
+        "td,th{border:1px solid #ccc;padding:3px 8px;font-size:13px}th{background:#f0f0f0}caption{text-align:left;font-weight:bold}"
+        "p.note{color:#555}</style></head><body>",
+        "<h1>portbench report</h1>",
+        f"<p>{html.escape(summary)}</p>",
+    ]
+    for table in tables:
+        parts.append(
+            f"<h2 id='{html.escape(table.name)}'>{html.escape(table.title)}</h2><table><tr>"
+        )
+        parts.extend(f"<th>{html.escape(h)}</th>" for h in table.headers)
+        parts.append("</tr>")
+        for row in table.rows:
+            parts.append(
+                "<tr>" + "".join(f"<td>{html.escape(_cell(v))}</td>" for v in row) + "</tr>"
+            )
+        parts.append("</table>")
+        if table.note:
+            parts.append(f"<p class='note'>{html.escape(table.note)}</p>")
+    parts.append("</body></html>")
+    path = out / "index.html"
+    path.write_text("\n".join(parts), encoding="utf-8")
+    return path
+
+
+SUMMARY_TABLES = ("portability", "failures", "published")
+
+
+def print_tables(tables: list[Table], console: Console, full: bool) -> None:
+    """The short summary (portability, failures, the study beside us, latency pairs), or all."""
+    for table in tables:
+        wanted = full or table.name in SUMMARY_TABLES or table.name.startswith("latency-")
+        if wanted and (table.rows or table.name == "portability"):
+            console.print(to_rich(table, None if full else 12))
