@@ -14,6 +14,7 @@ from rich.console import Console
 
 from ..errors import ResultsError
 from ..paths import project_root
+from .figures import write_figures
 from .load import load_runs
 from .render import print_tables, write_files, write_html
 from .tables import curation, failures, latency_pairs, portability, provenance, published
@@ -67,6 +68,8 @@ def build_report(runs: list[Path], out: Path, console: Console, full: bool = Fal
     written: list[Path] = []
     for table in tables:
         written += write_files(table, out / "tables")
+    figures = write_figures(tables, out / "figures")
+    written += figures
     failed = [c.cell_id for c in cells if c.status != "complete"]
     damaged = sum(c.unreadable_lines for c in cells)
     summary = (
@@ -74,7 +77,7 @@ def build_report(runs: list[Path], out: Path, console: Console, full: bool = Fal
         + (f"not complete: {', '.join(failed)}; " if failed else "all complete; ")
         + f"{damaged} unreadable result lines"
     )
-    written.append(write_html(tables, out, summary))
+    written.append(write_html(tables, out, summary, [f for f in figures if f.suffix == ".svg"]))
     print_tables(tables, console, full)
     console.print(summary)
     console.print(f"report: {out / 'index.html'} and {out / 'tables'}/")

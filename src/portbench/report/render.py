@@ -73,7 +73,9 @@ def write_files(table: Table, out: Path) -> list[Path]:
     return paths
 
 
-def write_html(tables: list[Table], out: Path, summary: str) -> Path:
+def write_html(
+    tables: list[Table], out: Path, summary: str, figures: list[Path] | None = None
+) -> Path:
     parts = [
         "<!doctype html><html><head><meta charset='utf-8'><title>portbench report</title>",
         "<style>body{font-family:sans-serif;margin:2em;max-width:1400px}table{border-collapse:collapse;margin:1em 0}"
@@ -82,6 +84,10 @@ def write_html(tables: list[Table], out: Path, summary: str) -> Path:
         "<h1>portbench report</h1>",
         f"<p>{html.escape(summary)}</p>",
     ]
+    # SVG inline: the page works opened from disk, with no server and nothing to fetch.
+    for figure in figures or []:
+        svg = figure.read_text(encoding="utf-8")
+        parts.append(f"<figure>{svg[svg.find('<svg') :]}</figure>")
     for table in tables:
         parts.append(
             f"<h2 id='{html.escape(table.name)}'>{html.escape(table.title)}</h2><table><tr>"
