@@ -41,7 +41,7 @@ def portability_figure(table: Table, out: Path) -> list[Path]:
         left = [a + b for a, b in zip(left, share)]
     ax.set_xlabel("functions (%)")
     ax.set_xlim(0, 100)
-    ax.legend(loc="lower right", fontsize=8)
+    ax.legend(loc="upper center", bbox_to_anchor=(0.5, -0.25), ncol=4, fontsize=8)
     ax.set_title("Portability per cell")
     return _save(fig, out, "portability")
 
