@@ -9,7 +9,7 @@ from collections import Counter, defaultdict
 from dataclasses import dataclass, field
 from typing import Any
 
-from ..outcomes import FUNCTION_OUTCOMES, function_outcome
+from ..outcomes import FUNCTION_OUTCOMES, function_outcomes
 from ..paths import project_root
 from .load import Cell
 
@@ -34,12 +34,8 @@ class Table:
 
 
 def _function_outcomes(cell: Cell) -> dict[tuple[str, str | None], str]:
-    by_key: dict[tuple[str, str | None], list[str]] = defaultdict(list)
-    for f in (cell.plan or {}).get("functions", []):
-        by_key[(f["function"], f.get("study_test_file"))]  # every planned function counts
-    for r in cell.records:
-        by_key[(r["function"], r.get("study_test_file"))].append(r["outcome"])
-    return {key: function_outcome(outcomes) for key, outcomes in by_key.items()}
+    # Every planned function counts, with or without records (the denominator).
+    return function_outcomes(cell.plan or {"functions": []}, cell.records)
 
 
 def portability(cells: list[Cell]) -> Table:
