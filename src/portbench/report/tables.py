@@ -74,6 +74,40 @@ def portability(cells: list[Cell]) -> Table:
     return table
 
 
+def strata(cells: list[Cell]) -> Table:
+    """Figures 4, 5 and Table 4: failure rate (partial or complete) by frequency stratum, and
+    the top 20 against all sampled functions."""
+    table = Table(
+        "strata",
+        "Failure rate by frequency stratum",
+        ["cell", "stratum", "functions", "failing", "rate"],
+    )
+    for cell in cells:
+        outcomes = _function_outcomes(cell)
+        stratum_of = {
+            (f["function"], f.get("study_test_file")): str(f.get("stratum"))
+            for f in (cell.plan or {}).get("functions", [])
+        }
+        groups: dict[str, list[str]] = defaultdict(list)
+        for key, outcome in outcomes.items():
+            groups[stratum_of.get(key, "?")].append(outcome)
+        groups["all"] = list(outcomes.values())
+        order = ["top20", *(str(i) for i in range(1, 11)), "1|2", "?", "all"]
+        for stratum in sorted(groups, key=lambda g: order.index(g) if g in order else len(order)):
+            values = groups[stratum]
+            failing = sum(1 for v in values if v in ("partial", "complete"))
+            table.rows.append(
+                [
+                    cell.cell_id,
+                    stratum,
+                    len(values),
+                    failing,
+                    f"{100 * failing / len(values):.0f}%" if values else "-",
+                ]
+            )
+    return table
+
+
 def failures(cells: list[Cell]) -> Table:
     """Figure 6: failed cases by category and stage per cell."""
     table = Table(

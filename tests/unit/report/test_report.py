@@ -105,3 +105,16 @@ def test_report_over_damaged_runs_completes_and_says_what_is_missing(tmp_path: P
     } <= names
     failures = json.loads((tmp_path / "report" / "tables" / "failures.json").read_text())
     assert ["python/cpu/host", "crash", "call", 1] in failures["rows"]
+
+
+def test_strata_rates_count_partial_and_complete_functions() -> None:
+    from portbench.report.tables import strata
+
+    cells = load_runs([REFERENCE])
+    table = strata(cells)
+    for cell in cells:
+        rows = {r[1]: r for r in table.rows if r[0] == cell.cell_id}
+        expected = _independent_counts(cell.path)
+        assert rows["all"][2] == sum(expected.values())
+        assert rows["all"][3] == expected["partial"] + expected["complete"]
+        assert sum(r[2] for s, r in rows.items() if s != "all") == rows["all"][2]
