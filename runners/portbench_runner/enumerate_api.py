@@ -1,6 +1,7 @@
 """List a framework's public functions and classes by walking its module tree, inside a cell.
 
-``python -m portbench_runner enumerate --framework F --out FILE [--members]``
+``python -m portbench_runner enumerate --framework F --out FILE [--members]
+[--import-submodules]``
 
 Standard library only; the framework is imported here, in the cell's interpreter, because
 the list depends on the installed version. The rules (written down in docs/sampling.md):
@@ -23,7 +24,10 @@ the list depends on the installed version. The rules (written down in docs/sampl
    NumPy or ``typing`` re-export) is not listed.
 4. Aliases: one object reached by several public paths is listed once, under its shortest
    path (fewest components, then alphabetical); the other paths are kept as ``aliases``.
-5. ``--members`` also lists public methods of listed classes (kind ``method``), named
+5. ``--import-submodules`` first imports every public submodule of each walked package
+   (``pkgutil``), so modules that ``import F`` does not load (``jax.scipy.linalg`` in some
+   versions) are walked too; by default only what ``import F`` loads is seen, as the study.
+6. ``--members`` also lists public methods of listed classes (kind ``method``), named
    through the class that defines them when that class is listed, else the shortest path.
 """
 
@@ -60,9 +64,19 @@ MODULE_ROOTS: Dict[str, Tuple[str, ...]] = {
 #: Private module names that hold a generated public API (TensorFlow's tf_export trees).
 API_NAMESPACES: Dict[str, Tuple[str, ...]] = {
     "torch": (),
-    "tensorflow": ("tensorflow._api", "keras.api", "keras._tf_keras", "tf_keras.api"),
+    "tensorflow": (
+        "tensorflow._api",
+        "keras.api",
+        "keras._tf_keras",
+        "tf_keras.api",
+        "tensorboard.summary._tf",
+        "tensorflow_estimator.python.estimator.api",
+    ),
     "jax": (),
 }
+
+#: Submodule names never imported by ``--import-submodules``: test suites, not API.
+NOT_IMPORTED = ("test", "tests", "conftest", "setup")
 
 #: Public paths that are not walked, with the reason recorded in the output's rules.
 EXCLUDED: Dict[str, Dict[str, str]] = {
@@ -142,6 +156,7 @@ class _Walk:
         self.kinds: Dict[int, str] = {}
         self.skipped: Counter[str] = Counter()
         self.modules_walked = 0
+        self.import_submodules = False
 
     def _add(self, obj: Any, path: str, kind: str) -> None:
         key = id(obj)
@@ -155,6 +170,8 @@ class _Walk:
         while queue:
             path, module = queue.popleft()
             self.modules_walked += 1
+            if self.import_submodules and path == getattr(module, "__name__", None):
+                self._import_submodules(module)
             for attr in _public_attributes(module):
                 full = "%s.%s" % (path, attr)
                 if _is_excluded(full, self.excluded):
@@ -181,6 +198,23 @@ class _Walk:
                         queue.append((full, obj))
                     continue
                 self._add_member(obj, full)
+
+    def _import_submodules(self, package: types.ModuleType) -> None:
+        import importlib
+        import pkgutil
+
+        for info in pkgutil.iter_modules(getattr(package, "__path__", None) or []):
+            if info.name.startswith("_") or info.name in NOT_IMPORTED:
+                continue
+            name = "%s.%s" % (package.__name__, info.name)
+            if _is_excluded(name, self.excluded) or hasattr(package, info.name):
+                continue
+            try:
+                importlib.import_module(name)
+            except BaseException as exc:  # optional dependencies, platform checks, sys.exit
+                if isinstance(exc, KeyboardInterrupt):
+                    raise
+                self.skipped["submodule_import_failed"] += 1
 
     def _add_member(self, obj: Any, full: str) -> None:
         if inspect.isclass(obj):
@@ -246,7 +280,9 @@ class _Walk:
         return rows
 
 
-def enumerate_framework(framework: str, members: bool = False) -> Dict[str, Any]:
+def enumerate_framework(
+    framework: str, members: bool = False, import_submodules: bool = False
+) -> Dict[str, Any]:
     """Import ``framework`` and return the enumeration document (see the module docstring)."""
     import importlib
 
@@ -255,6 +291,7 @@ def enumerate_framework(framework: str, members: bool = False) -> Dict[str, Any]
     module = importlib.import_module(framework)
     imported = time.perf_counter()
     walk = _Walk(framework, excluded)
+    walk.import_submodules = import_submodules
     with warnings.catch_warnings():
         # Deprecated aliases warn when read; reading them is the point here.
         warnings.simplefilter("ignore")
@@ -275,6 +312,7 @@ def enumerate_framework(framework: str, members: bool = False) -> Dict[str, Any]
             "api_namespaces": list(walk.api),
             "excluded": excluded,
             "members": members,
+            "import_submodules": import_submodules,
         },
         "counts": dict(Counter(row["kind"] for row in names)),
         "skipped": dict(sorted(walk.skipped.items())),
@@ -298,9 +336,14 @@ def main(argv: Optional[List[str]] = None) -> int:
     parser.add_argument("--framework", required=True)
     parser.add_argument("--out", required=True, help="JSON file to create (never overwritten)")
     parser.add_argument("--members", action="store_true", help="also list public methods")
+    parser.add_argument(
+        "--import-submodules", action="store_true", help="import public submodules first"
+    )
     args = parser.parse_args(argv)
     try:
-        document = enumerate_framework(args.framework, members=args.members)
+        document = enumerate_framework(
+            args.framework, members=args.members, import_submodules=args.import_submodules
+        )
     except ImportError as exc:
         print(
             "error: cannot import %s in %s (%s); install it in this cell"

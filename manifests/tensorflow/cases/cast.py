@@ -1,6 +1,7 @@
-"""tf.cast: conversions between float, integer, bool and bfloat16; eager, graph and XLA."""
+"""tf.cast: conversions between float, integer, bool and bfloat16; eager, graph and XLA; gradients."""
 
 import numpy as np
+from tfhelp import by_mode
 
 from portbench_runner.api import case
 
@@ -11,22 +12,36 @@ from portbench_runner.api import case
 @case("int64-to-float64-eager", src="int64", dst="float64")
 @case("float32-to-bool-eager", src="float32", dst="bool")
 @case("float32-large-to-float16", src="float32", dst="float16", shape=(1_000_000,))
+@case("float32-scalar-to-int8", src="float32", dst="int8", shape=())
+@case("float32-empty-to-int64", src="float32", dst="int64", shape=(0, 3))
 def cast_values(ctx, src, dst, mode="eager", shape=(64, 64)):
     import tensorflow as tf
 
-    x = (ctx.rng.standard_normal(shape) * 50).astype(src)
-    if src == "float32" and dst == "bool":
+    x = np.asarray(ctx.rng.standard_normal(shape) * 50).astype(src)
+    if dst == "int8":
+        x = np.asarray(ctx.rng.uniform(-100, 100, size=shape)).astype(src)
+    if src == "float32" and dst == "bool" and x.size:
         x[::3] = 0.0
-    fn = lambda t: tf.cast(t, getattr(tf, dst))  # noqa: E731
-    fn = {"eager": fn, "graph": ctx.graph(fn) if mode == "graph" else fn, "xla": ctx.compiled(fn) if mode == "xla" else fn}[mode]
+    fn = by_mode(ctx, lambda t: tf.cast(t, getattr(tf, dst)), mode)
     out = ctx.measure(fn, ctx.put(x))
-    if dst in ("int32", "bool"):
-        # C-style truncation toward zero for float -> int; nonzero -> True for bool.
-        ctx.check_equal(out, np.trunc(x).astype(dst) if dst == "int32" else x != 0)
+    if dst in ("int32", "int8", "int64"):
+        # C-style truncation toward zero for float -> int (values chosen in range).
+        ctx.check_equal(out, np.trunc(x).astype(dst))
+    elif dst == "bool":
+        ctx.check_equal(out, x != 0)
     elif dst == "bfloat16":
         ctx.check_close(out, x.astype("float64"), dtype="bfloat16", rtol=8e-3)
     else:
         ctx.check_close(out, x.astype(dst).astype("float64"), dtype=dst)
+
+
+@case("bool-to-float32")
+def cast_bool(ctx):
+    import tensorflow as tf
+
+    x = np.array([True, False, True])
+    out = ctx.measure(tf.cast, ctx.put(x), tf.float32)
+    ctx.check_equal(out, np.array([1.0, 0.0, 1.0], dtype="float32"))
 
 
 @case("gradient-through-cast")

@@ -25,4 +25,10 @@ def svd_values(ctx, dtype, shape, compute_uv=False, xla=False):
     if compute_uv:
         s_np, u, v = (ctx.to_numpy(t).astype("float64") for t in out)
         rebuilt = u @ (s_np[..., :, None] * np.swapaxes(v, -1, -2))
-        ctx.check_close(rebuilt, a.astype("float64"), rtol=tol * 10, atol=tol * 10 * expected_s.max(), what="U S V^T")
+        ctx.check_close(
+            rebuilt,
+            a.astype("float64"),
+            rtol=tol * 10,
+            atol=tol * 10 * expected_s.max(),
+            what="U S V^T",
+        )

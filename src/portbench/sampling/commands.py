@@ -29,6 +29,11 @@ def register(subparsers: Any) -> None:
     enum.add_argument("--profile", default=DEFAULT_PROFILE)
     enum.add_argument("--python", help="the cell's interpreter (default: this one)")
     enum.add_argument("--members", action="store_true", help="also list public methods")
+    enum.add_argument(
+        "--import-submodules",
+        action="store_true",
+        help="import every public submodule first (default: what `import F` loads)",
+    )
     enum.add_argument("--out", required=True, type=Path)
     enum.set_defaults(func=_enumerate)
 
@@ -57,7 +62,14 @@ def register(subparsers: Any) -> None:
 
 def _enumerate(args: argparse.Namespace) -> int:
     check_profile(args.profile, args.framework, "cpu")
-    out = run_enumeration(args.framework, args.profile, args.out, args.python, args.members)
+    out = run_enumeration(
+        args.framework,
+        args.profile,
+        args.out,
+        args.python,
+        members=args.members,
+        import_submodules=args.import_submodules,
+    )
     enumeration = load_enumeration(out)
     kinds: dict[str, int] = {}
     for name in enumeration.names:

@@ -62,7 +62,12 @@ def cell_python(framework: str, profile: str, python: str | None) -> str:
 
 
 def run_enumeration(
-    framework: str, profile: str, out: Path, python: str | None = None, members: bool = False
+    framework: str,
+    profile: str,
+    out: Path,
+    python: str | None = None,
+    members: bool = False,
+    import_submodules: bool = False,
 ) -> Path:
     """Run ``python -m portbench_runner enumerate`` in the cell's interpreter; return ``out``."""
     if out.exists():
@@ -70,6 +75,7 @@ def run_enumeration(
     interpreter = cell_python(framework, profile, python)
     command = [interpreter, "-m", "portbench_runner", "enumerate", "--framework", framework]
     command += ["--out", str(out)] + (["--members"] if members else [])
+    command += ["--import-submodules"] if import_submodules else []
     env = dict(os.environ)
     env["PYTHONPATH"] = os.pathsep.join(
         [str(runners_dir()), *filter(None, [env.get("PYTHONPATH")])]

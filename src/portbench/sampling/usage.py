@@ -118,59 +118,58 @@ class _Resolver:
                 return
 
 
-class _AstReader(ast.NodeVisitor):
-    def __init__(self, resolver: _Resolver, tree: ast.Module) -> None:
-        self.resolver = resolver
-        # Type annotations name classes without running them: they are not uses.
-        self.annotations: set[int] = set()
-        for node in ast.walk(tree):
-            if isinstance(node, ast.arg | ast.AnnAssign) and node.annotation is not None:
-                self.annotations.add(id(node.annotation))
-            elif isinstance(node, ast.FunctionDef | ast.AsyncFunctionDef) and node.returns:
-                self.annotations.add(id(node.returns))
-
-    def visit(self, node: ast.AST) -> None:
-        if id(node) not in self.annotations:
-            super().visit(node)
-
-    def visit_Import(self, node: ast.Import) -> None:
-        del node  # imports were bound before the walk: import lines are not uses
-
-    def visit_ImportFrom(self, node: ast.ImportFrom) -> None:
-        del node
-
-    def visit_Name(self, node: ast.Name) -> None:
-        if isinstance(node.ctx, ast.Load):
-            self.resolver.chain([node.id])
-
-    def visit_Attribute(self, node: ast.Attribute) -> None:
-        parts: list[str] = []
-        current: ast.expr = node
-        while isinstance(current, ast.Attribute):
-            parts.append(current.attr)
-            current = current.value
-        parts.reverse()
-        loaded = isinstance(node.ctx, ast.Load)
-        if isinstance(current, ast.Name):
-            if loaded:
-                self.resolver.chain([current.id, *parts])
-            return
-        if loaded:
-            self.resolver.chain(parts, resolvable=False)
-        self.visit(current)
+def _chain_of(node: ast.Attribute) -> tuple[list[str], ast.expr]:
+    """``a.b.c`` -> (["b", "c"], Name a); the base is whatever the attributes hang on."""
+    parts: list[str] = []
+    current: ast.expr = node
+    while isinstance(current, ast.Attribute):
+        parts.append(current.attr)
+        current = current.value
+    parts.reverse()
+    return parts, current
 
 
 def _read_ast(tree: ast.Module, resolver: _Resolver) -> None:
+    # One walk collects everything: imports, annotations, and candidate names. A Name or
+    # Attribute that is the ``value`` of an Attribute is part of a longer chain, read there.
+    candidates: list[ast.Name | ast.Attribute] = []
+    inner: set[int] = set()
+    annotations: list[ast.expr] = []
     for node in ast.walk(tree):
-        if isinstance(node, ast.Import):
+        if isinstance(node, ast.Attribute):
+            candidates.append(node)
+            inner.add(id(node.value))
+        elif isinstance(node, ast.Name):
+            candidates.append(node)
+        elif isinstance(node, ast.Import):
             for alias in node.names:
                 _bind_import(resolver.aliases, alias.name, alias.asname)
-        elif isinstance(node, ast.ImportFrom) and node.module and not node.level:
-            for alias in node.names:
-                _bind_from(resolver.aliases, resolver.stars, node.module, alias.name, alias.asname)
+        elif isinstance(node, ast.ImportFrom):
+            if node.module and not node.level:  # relative imports are the file's own package
+                for alias in node.names:
+                    _bind_from(
+                        resolver.aliases, resolver.stars, node.module, alias.name, alias.asname
+                    )
+        elif isinstance(node, ast.arg | ast.AnnAssign) and node.annotation is not None:
+            annotations.append(node.annotation)
+        elif isinstance(node, ast.FunctionDef | ast.AsyncFunctionDef) and node.returns:
+            annotations.append(node.returns)
     resolver.finish_imports()
-    if resolver.usage.imports:
-        _AstReader(resolver, tree).visit(tree)
+    if not resolver.usage.imports:
+        return
+    # Type annotations name classes without running them: they are not uses.
+    skipped = inner | {id(n) for a in annotations for n in ast.walk(a)}
+    for node in candidates:
+        if id(node) in skipped or not isinstance(node.ctx, ast.Load):
+            continue
+        if isinstance(node, ast.Name):
+            resolver.chain([node.id])
+            continue
+        parts, base = _chain_of(node)
+        if isinstance(base, ast.Name):
+            resolver.chain([base.id, *parts])
+        else:
+            resolver.chain(parts, resolvable=False)
 
 
 _SILENT = (tokenize.NL, tokenize.COMMENT, tokenize.INDENT, tokenize.DEDENT, tokenize.ENCODING)

@@ -11,7 +11,7 @@ from conftest import ROOT
 
 from portbench.manifest import load_manifest
 
-STUDY_ROWS = {"jax": 65, "torch": 64}
+STUDY_ROWS = {"jax": 65, "torch": 64, "tensorflow": 72}
 
 
 def _study_rows(framework: str) -> list[dict[str, str]]:
@@ -54,4 +54,9 @@ def test_rows_the_study_replaced_are_kept_and_marked() -> None:
         for e in load_manifest("torch").functions
         if e.function == "torch.nn.functional.batch_norm"
     )
+    assert entry.replaced
+
+
+def test_tensorflow_rows_the_paper_replaced_are_marked() -> None:
+    entry = next(e for e in load_manifest("tensorflow").functions if e.function == "tf.compat.v1.nn.raw_rnn")
     assert entry.replaced

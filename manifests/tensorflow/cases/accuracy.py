@@ -1,0 +1,90 @@
+"""tf.compat.v1.metrics.accuracy: a TF1 streaming metric, run in a Session.
+
+Each case builds the metric in a graph, initializes its local (count/total) variables,
+times one ``sess.run`` of the update op and checks the accumulated value.
+"""
+
+import numpy as np
+from tfhelp import raises, v1_graph, v1_session
+
+from portbench_runner.api import case
+
+
+def _build(ctx, labels, predictions, weights=None):
+    import tensorflow as tf
+
+    v1 = tf.compat.v1
+    with v1_graph(ctx) as graph:
+        w = None if weights is None else tf.constant(weights)
+        value, update = v1.metrics.accuracy(
+            tf.constant(labels), tf.constant(predictions), weights=w
+        )
+        init = v1.local_variables_initializer()
+    return graph, value, update, init
+
+
+@case("int64-labels", dtype="int64", n=100)
+@case("int32-labels", dtype="int32", n=1000)
+@case("bool-labels", dtype="bool", n=64)
+@case("float32-labels", dtype="float32", n=256)
+@case("int64-large", dtype="int64", n=1_000_000)
+def one_batch(ctx, dtype, n):
+    labels = ctx.rng.integers(0, 3, size=n)
+    preds = np.where(ctx.rng.random(n) < 0.7, labels, (labels + 1) % 3)
+    if dtype == "bool":
+        labels, preds = labels > 0, preds > 0
+    labels, preds = labels.astype(dtype), preds.astype(dtype)
+    graph, value, update, init = _build(ctx, labels, preds)
+    with v1_session(graph) as sess:
+        sess.run(init)
+        out = ctx.measure(sess.run, update, warm=False)
+        final = sess.run(value)
+    expected = float(np.mean(labels == preds))
+    ctx.check_close(np.float64(out), expected, rtol=1e-6, atol=1e-7, what="update op")
+    ctx.check_close(np.float64(final), expected, rtol=1e-6, atol=1e-7, what="metric value")
+
+
+@case("weighted")
+def weighted(ctx):
+    labels = np.array([1, 2, 3, 4], dtype="int32")
+    preds = np.array([1, 0, 3, 0], dtype="int32")
+    weights = np.array([1.0, 2.0, 3.0, 4.0], dtype="float32")
+    graph, _value, update, init = _build(ctx, labels, preds, weights)
+    with v1_session(graph) as sess:
+        sess.run(init)
+        out = ctx.measure(sess.run, update, warm=False)
+    ctx.check_close(np.float64(out), 4.0 / 10.0, dtype="float32")
+
+
+@case("streams-over-batches")
+def streaming(ctx):
+    import tensorflow as tf
+
+    v1 = tf.compat.v1
+    with v1_graph(ctx) as graph:
+        labels = v1.placeholder(tf.int32, [None])
+        preds = v1.placeholder(tf.int32, [None])
+        value, update = v1.metrics.accuracy(labels, preds)
+        init = v1.local_variables_initializer()
+    with v1_session(graph) as sess:
+        sess.run(init)
+        sess.run(update, {labels: [1, 1, 1, 1], preds: [1, 1, 1, 1]})  # 4 of 4
+        out = ctx.measure(sess.run, update, {labels: [0, 0], preds: [1, 1]}, warm=False)  # 0 of 2
+        final = sess.run(value)
+    ctx.check_close(np.float64(out), 4.0 / 6.0, dtype="float32", what="update op")
+    ctx.check_close(np.float64(final), 4.0 / 6.0, dtype="float32", what="metric value")
+
+
+@case("eager-raises")
+def eager(ctx):
+    import tensorflow as tf
+
+    call = raises(
+        lambda: tf.compat.v1.metrics.accuracy(tf.constant([1]), tf.constant([1])), RuntimeError
+    )
+    out = ctx.measure(call)
+    ctx.check(
+        out == "RuntimeError",
+        f"the TF1 metric in eager mode raised {out}, documented RuntimeError",
+        "other",
+    )

@@ -1,0 +1,51 @@
+"""tf.image.adjust_brightness: adds delta in float; uint8 images saturate; eager, graph, XLA."""
+
+import numpy as np
+from tfhelp import bf16_round, by_mode
+
+from portbench_runner.api import case
+
+
+@case("float32-eager", dtype="float32")
+@case("float64-graph", dtype="float64", mode="graph")
+@case("bfloat16-eager", dtype="bfloat16")
+@case("float32-xla", dtype="float32", mode="xla")
+@case("float32-large", dtype="float32", shape=(1, 512, 682, 3))
+@case("float32-negative-delta", dtype="float32", delta=-0.3)
+def brightness_float(ctx, dtype, mode="eager", shape=(2, 16, 16, 3), delta=0.25):
+    import tensorflow as tf
+
+    x = ctx.rng.uniform(0.0, 1.0, size=shape).astype("float32" if dtype == "bfloat16" else dtype)
+    ref_in = bf16_round(ctx, x) if dtype == "bfloat16" else x.astype("float64")
+    fn = by_mode(ctx, lambda t: tf.image.adjust_brightness(t, delta), mode)
+    out = ctx.measure(fn, ctx.put(x, dtype=dtype))
+    ctx.check_close(out, ref_in + delta, dtype=dtype)
+
+
+@case("uint8-saturates")
+def brightness_uint8(ctx):
+    import tensorflow as tf
+
+    x = ctx.rng.integers(0, 256, size=(4, 8, 8, 3)).astype("uint8")
+    out = ctx.measure(tf.image.adjust_brightness, ctx.put(x), 0.2)
+    # uint8 goes to [0, 1] float, gets +0.2, is clipped and scaled back with rounding.
+    expected = np.clip(x / 255.0 + 0.2, 0.0, 1.0) * 255.0
+    actual = ctx.to_numpy(out).astype("float64")
+    ctx.check(out.dtype == tf.uint8, f"dtype {out.dtype} is not uint8", category="type")
+    ctx.check_close(actual, expected, rtol=0.0, atol=1.0)
+
+
+@case("gradient-is-one")
+def brightness_grad(ctx):
+    import tensorflow as tf
+
+    x = ctx.put(ctx.rng.uniform(0.0, 1.0, size=(2, 4, 4, 3)).astype("float32"))
+
+    def grad():
+        with tf.GradientTape() as tape:
+            tape.watch(x)
+            y = tf.reduce_sum(tf.image.adjust_brightness(x, 0.1) * 2.0)
+        return tape.gradient(y, x)
+
+    out = ctx.measure(grad)
+    ctx.check_close(out, np.full((2, 4, 4, 3), 2.0), dtype="float32")

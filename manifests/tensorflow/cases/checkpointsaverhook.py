@@ -1,0 +1,109 @@
+"""tf.estimator.CheckpointSaverHook: a MonitoredSession with the hook writes checkpoints and calls listeners.
+
+tf.estimator was removed in TensorFlow 2.16: there the cases skip (the same class lives on as
+tf.compat.v1.train.CheckpointSaverHook, which this row does not name).
+"""
+
+import os
+import tempfile
+
+import numpy as np
+from tfhelp import raises, v1_graph
+
+from portbench_runner.api import case
+
+NAME = "tensorflow.estimator.CheckpointSaverHook"
+
+
+def _train_graph(ctx):
+    import tensorflow as tf
+
+    v1 = tf.compat.v1
+    with v1_graph(ctx) as graph:
+        step = v1.train.create_global_step()
+        weight = v1.Variable(np.float32(1.0), name="weight")
+        train = tf.group(v1.assign_add(weight, 1.0), v1.assign_add(step, 1))
+    return graph, train
+
+
+@case("save-steps")
+def save_steps(ctx):
+    import tensorflow as tf
+
+    hook_cls = ctx.require(NAME)
+    folder = tempfile.mkdtemp(prefix="portbench-ckpt-")
+    graph, train = _train_graph(ctx)
+    with graph.as_default():
+        hook = hook_cls(folder, save_steps=2)
+        with tf.compat.v1.train.MonitoredSession(hooks=[hook]) as sess:
+            for _ in range(3):
+                sess.run(train)
+            ctx.measure(sess.run, train, warm=False)
+    latest = tf.train.latest_checkpoint(folder)
+    ctx.check(latest is not None, f"no checkpoint in {folder}", "other")
+    reader = tf.train.load_checkpoint(latest)
+    ctx.check(
+        reader.get_tensor("global_step") in (3, 4),
+        f"saved global_step {reader.get_tensor('global_step')}",
+        "other",
+    )
+    ctx.check_close(
+        reader.get_tensor("weight"), float(reader.get_tensor("global_step")) + 1.0, dtype="float32"
+    )
+
+
+@case("listener-called")
+def listener(ctx):
+    import tensorflow as tf
+
+    hook_cls = ctx.require(NAME)
+    events = []
+
+    class Listener(tf.compat.v1.train.CheckpointSaverListener):
+        def before_save(self, session, global_step_value):
+            events.append(("before", global_step_value))
+
+        def after_save(self, session, global_step_value):
+            events.append(("after", global_step_value))
+
+    folder = tempfile.mkdtemp(prefix="portbench-ckpt-")
+    graph, train = _train_graph(ctx)
+    with graph.as_default():
+        hook = hook_cls(folder, save_steps=1, listeners=[Listener()])
+        with tf.compat.v1.train.MonitoredSession(hooks=[hook]) as sess:
+            ctx.measure(sess.run, train, warm=False)
+    ctx.check(
+        ("before", 1) in events and ("after", 1) in events, f"listener events {events}", "other"
+    )
+
+
+@case("saves-at-end")
+def at_end(ctx):
+    import tensorflow as tf
+
+    hook_cls = ctx.require(NAME)
+    folder = tempfile.mkdtemp(prefix="portbench-ckpt-")
+    graph, train = _train_graph(ctx)
+    with graph.as_default():
+        hook = hook_cls(folder, save_steps=1000)
+        sess = tf.compat.v1.train.MonitoredSession(hooks=[hook])
+        sess.run(train)
+        sess.run(train)
+        ctx.measure(sess.close, warm=False)  # end() of the hook saves the last step
+    reader = tf.train.load_checkpoint(tf.train.latest_checkpoint(folder))
+    ctx.check(
+        reader.get_tensor("global_step") == 2,
+        f"final checkpoint at step {reader.get_tensor('global_step')}",
+        "other",
+    )
+    ctx.check(
+        os.path.exists(os.path.join(folder, "checkpoint")), "no 'checkpoint' index file", "other"
+    )
+
+
+@case("needs-exactly-one-trigger")
+def bad_args(ctx):
+
+    hook_cls = ctx.require(NAME)
+    out = ctx.measure(raises(lambda: hook_cls("/tmp/x", save_steps=1, save_secs=1), ValueError))
+    ctx.check(out == "ValueError", f"both save_steps and save_secs raised {out}", "other")

@@ -1,0 +1,59 @@
+"""tf.constant: from lists, NumPy arrays and scalars; dtype and shape options; strings; graph/XLA."""
+
+import numpy as np
+from tfhelp import by_mode
+
+from portbench_runner.api import case
+
+
+@case("list-float32", value=[[1.5, 2.0], [3.0, -4.25]], dtype=None, expect="float32")
+@case("list-int32", value=[1, 2, 3], dtype=None, expect="int32")
+@case("list-to-float64", value=[1, 2, 3], dtype="float64", expect="float64")
+@case("bool-list", value=[True, False], dtype=None, expect="bool")
+@case("scalar-bfloat16", value=1.5, dtype="bfloat16", expect="bfloat16")
+@case("empty-list", value=[], dtype=None, expect="float32")
+def constant_values(ctx, value, dtype, expect):
+    import tensorflow as tf
+
+    kwargs = {"dtype": getattr(tf, dtype)} if dtype else {}
+    out = ctx.measure(tf.constant, value, **kwargs)
+    ctx.check(out.dtype.name == expect, f"dtype {out.dtype.name}, expected {expect}", "type")
+    ctx.check_equal(out, np.array(value, dtype="float32" if expect == "bfloat16" else expect))
+
+
+@case("numpy-float64-keeps-dtype", shape=(64, 64))
+@case("numpy-large", shape=(1000, 1000))
+def constant_numpy(ctx, shape):
+    import tensorflow as tf
+
+    x = ctx.rng.standard_normal(shape)
+    out = ctx.measure(tf.constant, x)
+    ctx.check(out.dtype == tf.float64, f"a float64 array became {out.dtype.name}", "type")
+    ctx.check_equal(out, x)
+
+
+@case("scalar-broadcast-to-shape")
+def constant_shape(ctx):
+    import tensorflow as tf
+
+    out = ctx.measure(tf.constant, 7.0, shape=(3, 4))
+    ctx.check_equal(out, np.full((3, 4), 7.0, dtype="float32"))
+
+
+@case("string-bytes")
+def constant_string(ctx):
+    import tensorflow as tf
+
+    out = ctx.measure(tf.constant, ["ab", "ü"])
+    ctx.check_equal(out, np.array([b"ab", "ü".encode()], dtype=object))
+
+
+@case("inside-graph", mode="graph")
+@case("inside-xla", mode="xla")
+def constant_compiled(ctx, mode):
+    import tensorflow as tf
+
+    table = np.arange(12, dtype="float32").reshape(3, 4)
+    fn = by_mode(ctx, lambda t: t + tf.constant(table), mode)
+    out = ctx.measure(fn, ctx.put(np.ones((3, 4), dtype="float32")))
+    ctx.check_equal(out, table + 1)

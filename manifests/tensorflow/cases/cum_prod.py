@@ -1,0 +1,61 @@
+"""tf.experimental.numpy.cumprod: axes, flattening, dtypes, empty, graph/XLA, gradient.
+
+The study's test timed NumPy's cumprod; these cases time TensorFlow's.
+"""
+
+import numpy as np
+from tfhelp import by_mode
+
+from portbench_runner.api import case
+
+
+@case("float32-axis1", dtype="float32", axis=1)
+@case("float64-axis0-graph", dtype="float64", axis=0, mode="graph")
+@case("int32-flattened", dtype="int32", axis=None)
+@case("float32-xla", dtype="float32", axis=1, mode="xla")
+@case("float32-large", dtype="float32", axis=1, shape=(1000, 1000))
+@case("float32-empty", dtype="float32", axis=0, shape=(0, 3))
+def cumprod_values(ctx, dtype, axis, mode="eager", shape=(16, 24)):
+    import tensorflow as tf
+
+    if dtype == "int32":
+        x = ctx.rng.integers(-2, 3, size=shape).astype("int32")
+    else:
+        # Factors near 1 keep long products finite.
+        x = ctx.rng.uniform(0.99, 1.01, size=shape).astype(dtype)
+    fn = by_mode(ctx, lambda t: tf.experimental.numpy.cumprod(t, axis=axis), mode)
+    out = ctx.measure(fn, ctx.put(x))
+    if dtype == "int32":
+        ctx.check_equal(out, np.cumprod(x, axis=axis))
+    else:
+        rtol = 1e-4 if dtype == "float32" else 1e-12
+        ctx.check_close(out, np.cumprod(x.astype("float64"), axis=axis), rtol=rtol, atol=1e-6)
+
+
+@case("bool-promotes-to-int")
+def cumprod_bool(ctx):
+    import tensorflow as tf
+
+    x = np.array([True, True, False, True])
+    out = ctx.measure(tf.experimental.numpy.cumprod, ctx.put(x))
+    ctx.check_equal(out, np.cumprod(x))
+
+
+@case("gradient-float64")
+def cumprod_grad(ctx):
+    import tensorflow as tf
+
+    x_np = ctx.rng.uniform(0.5, 1.5, size=(6,))
+    x = ctx.put(x_np)
+
+    def grad():
+        with tf.GradientTape() as tape:
+            tape.watch(x)
+            y = tf.reduce_sum(tf.experimental.numpy.cumprod(x))
+        return tape.gradient(y, x)
+
+    out = ctx.measure(grad)
+    # d/dx_j sum_i prod_{k<=i} x_k = sum_{i>=j} prod_{k<=i} x_k / x_j
+    prods = np.cumprod(x_np)
+    expected = np.array([prods[j:].sum() / x_np[j] for j in range(6)])
+    ctx.check_close(out, expected, dtype="float64")

@@ -1,0 +1,44 @@
+"""tf.data.experimental.dense_to_ragged_batch: batches elements of different lengths into RaggedTensors."""
+
+import numpy as np
+
+from portbench_runner.api import case
+
+NAME = "tensorflow.data.experimental.dense_to_ragged_batch"
+
+
+def _dataset(lengths):
+    import tensorflow as tf
+
+    return tf.data.Dataset.from_tensor_slices(np.array(lengths, dtype="int64")).map(tf.range)
+
+
+@case("ragged-batches", lengths=[1, 3, 0, 2, 5], batch=2, drop=False)
+@case("drop-remainder", lengths=[1, 3, 0, 2, 5], batch=2, drop=True)
+@case("one-batch-of-all", lengths=[4, 4, 1], batch=8, drop=False)
+@case("many-elements", lengths=list(range(1000)), batch=100, drop=False)
+def batches(ctx, lengths, batch, drop):
+    op = ctx.require(NAME)
+    ds = _dataset(lengths).apply(op(batch, drop_remainder=drop))
+    out = ctx.measure(lambda: [b.to_list() for b in ds])
+    expected = []
+    for i in range(0, len(lengths), batch):
+        chunk = lengths[i : i + batch]
+        if drop and len(chunk) < batch:
+            break
+        expected.append([list(range(n)) for n in chunk])
+    ctx.check(out == expected, f"{len(out)} batches; first {out[:1]} vs {expected[:1]}", "other")
+
+
+@case("fully-defined-shapes-stay-dense")
+def equal(ctx):
+    import tensorflow as tf
+
+    op = ctx.require(NAME)
+    ds = tf.data.Dataset.from_tensor_slices(np.arange(12, dtype="float32").reshape(4, 3)).apply(
+        op(2)
+    )
+    out = ctx.measure(lambda: list(ds))
+    # Components whose static shape is fully defined are batched densely, as Dataset.batch does.
+    ctx.check(isinstance(out[0], tf.Tensor), f"element type {type(out[0]).__name__}", "type")
+    ctx.check_equal(out[1], np.arange(6, 12, dtype="float32").reshape(2, 3))

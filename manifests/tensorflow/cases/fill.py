@@ -1,0 +1,42 @@
+"""tf.fill: dims and value, dtypes (float, int, bool, bfloat16, string), empty, large, graph/XLA."""
+
+import numpy as np
+from tfhelp import by_mode
+
+from portbench_runner.api import case
+
+
+@case("float32-eager", dtype="float32", value=2.5)
+@case("float64-graph", dtype="float64", value=-1.25, mode="graph")
+@case("int32-eager", dtype="int32", value=7)
+@case("bool-eager", dtype="bool", value=True)
+@case("bfloat16-eager", dtype="bfloat16", value=0.5)
+@case("float32-xla", dtype="float32", value=3.0, mode="xla")
+@case("float32-large", dtype="float32", value=1.0, dims=(1000, 1000))
+@case("float32-empty", dtype="float32", value=1.0, dims=(0, 5))
+@case("float32-scalar", dtype="float32", value=4.0, dims=())
+def fill_values(ctx, dtype, value, mode="eager", dims=(32, 16)):
+    import tensorflow as tf
+
+    scalar = ctx.put(np.array(value), dtype=dtype)
+    fn = by_mode(ctx, lambda v: tf.fill(dims, v), mode)
+    out = ctx.measure(fn, scalar)
+    np_dtype = "float32" if dtype == "bfloat16" else dtype
+    ctx.check_equal(out, np.full(dims, value, dtype=np_dtype))
+
+
+@case("string-value")
+def fill_string(ctx):
+    import tensorflow as tf
+
+    out = ctx.measure(tf.fill, [2, 3], tf.constant("ab"))
+    ctx.check_equal(out, np.full((2, 3), b"ab", dtype=object))
+
+
+@case("dims-as-tensor-graph")
+def fill_tensor_dims(ctx):
+    import tensorflow as tf
+
+    fn = ctx.graph(lambda d: tf.fill(d, 9))
+    out = ctx.measure(fn, ctx.put(np.array([3, 2], dtype="int32")))
+    ctx.check_equal(out, np.full((3, 2), 9, dtype="int32"))

@@ -1,0 +1,98 @@
+"""tf.summary.flush: pending summaries reach the event file on disk (read back with TFRecordDataset).
+
+Summaries are written with tf.summary.write, the core op: tf.summary.scalar is TensorBoard's
+and the tensorflow-cpu 2.21 wheel no longer depends on TensorBoard (2.11's did).
+"""
+
+import glob
+import os
+import tempfile
+
+import numpy as np
+
+from portbench_runner.api import case
+
+
+def _tags_on_disk(folder):
+    import tensorflow as tf
+
+    found = {}
+    for path in glob.glob(os.path.join(folder, "events.out.tfevents.*")):
+        for record in tf.data.TFRecordDataset(path):
+            event = tf.compat.v1.Event.FromString(record.numpy())
+            for value in event.summary.value:
+                found[value.tag] = (
+                    float(tf.make_ndarray(value.tensor))
+                    if value.HasField("tensor")
+                    else value.simple_value
+                )
+    return found
+
+
+def _writer(folder):
+    import tensorflow as tf
+
+    # A long flush interval and a big queue: nothing reaches disk unless flush() is called.
+    return tf.summary.create_file_writer(folder, max_queue=1000, flush_millis=10**9)
+
+
+@case("default-writer")
+def default_writer(ctx):
+    import tensorflow as tf
+
+    folder = tempfile.mkdtemp(prefix="portbench-summary-")
+    writer = _writer(folder)
+    with writer.as_default():
+        tf.summary.write("loss", tf.constant(0.25), step=1)
+        before = _tags_on_disk(folder)
+        ctx.measure(tf.summary.flush, warm=False)
+    after = _tags_on_disk(folder)
+    ctx.check("loss" not in before, "the scalar reached disk before flush()", "other")
+    ctx.check(after.get("loss") == 0.25, f"after flush() the file holds {after}", "other")
+
+
+@case("explicit-writer")
+def explicit(ctx):
+    import tensorflow as tf
+
+    folder = tempfile.mkdtemp(prefix="portbench-summary-")
+    writer = _writer(folder)
+    with writer.as_default():
+        for i in range(100):
+            tf.summary.write(f"s{i}", tf.constant(float(i)), step=i)
+    ctx.measure(tf.summary.flush, writer=writer, warm=False)
+    after = _tags_on_disk(folder)
+    ctx.check(len(after) == 100 and after["s99"] == 99.0, f"{len(after)} tags on disk", "other")
+
+
+@case("inside-tf-function")
+def in_function(ctx):
+    import tensorflow as tf
+
+    folder = tempfile.mkdtemp(prefix="portbench-summary-")
+    writer = _writer(folder)
+
+    @tf.function
+    def log_and_flush(x):
+        with writer.as_default():
+            tf.summary.write("mean", tf.reduce_mean(x), step=7)
+            tf.summary.flush()
+        return x
+
+    ctx.measure(log_and_flush, ctx.put(np.array([1.0, 2.0], dtype="float32")), warm=False)
+    after = _tags_on_disk(folder)
+    ctx.check(
+        after.get("mean") == 1.5, f"after flush() in a tf.function the file holds {after}", "other"
+    )
+
+
+@case("no-writer-is-noop")
+def no_writer(ctx):
+    import tensorflow as tf
+
+    out = ctx.measure(tf.summary.flush)
+    ctx.check(
+        out is None or not isinstance(out, bool),
+        f"flush() without a writer returned {out!r}",
+        "other",
+    )

@@ -1,0 +1,50 @@
+"""tf.data.experimental.from_list: a dataset yielding the list's elements (scalars, tuples, dicts) in order."""
+
+import numpy as np
+from tfhelp import raises
+
+from portbench_runner.api import case
+
+NAME = "tensorflow.data.experimental.from_list"
+
+
+@case("ints")
+def ints(ctx):
+    from_list = ctx.require(NAME)
+    ds = from_list([3, 1, 4, 1, 5])
+    out = ctx.measure(lambda: list(ds.as_numpy_iterator()))
+    ctx.check(out == [3, 1, 4, 1, 5], f"elements {out}", "other")
+
+
+@case("tuples-of-arrays")
+def tuples(ctx):
+    from_list = ctx.require(NAME)
+    items = [(np.array([i, i + 1], dtype="float32"), f"s{i}") for i in range(4)]
+    ds = from_list(items)
+    out = ctx.measure(lambda: list(ds.as_numpy_iterator()))
+    ctx.check(len(out) == 4 and out[2][1] == b"s2", f"elements {out}", "other")
+    ctx.check_equal(out[3][0], np.array([3.0, 4.0], dtype="float32"))
+
+
+@case("dicts")
+def dicts(ctx):
+    from_list = ctx.require(NAME)
+    ds = from_list([{"a": 1, "b": [1.0, 2.0]}, {"a": 2, "b": [3.0, 4.0]}])
+    out = ctx.measure(lambda: list(ds.as_numpy_iterator()))
+    ctx.check([e["a"] for e in out] == [1, 2], f"elements {out}", "other")
+    ctx.check_equal(out[1]["b"], np.array([3.0, 4.0], dtype="float32"))
+
+
+@case("many-elements-batched")
+def many(ctx):
+    from_list = ctx.require(NAME)
+    ds = from_list(list(range(10_000))).batch(1000)
+    out = ctx.measure(lambda: [b.sum() for b in ds.as_numpy_iterator()])
+    ctx.check(out[0] == sum(range(1000)) and len(out) == 10, f"batch sums {out[:2]}...", "other")
+
+
+@case("mixed-structures-raise")
+def mixed(ctx):
+    from_list = ctx.require(NAME)
+    out = ctx.measure(raises(lambda: from_list([1, (2, 3)]), ValueError, TypeError))
+    ctx.check(out is not None, "elements of different structures were accepted", "other")

@@ -1,0 +1,38 @@
+"""tf.distribute.InputContext.get_per_replica_batch_size: global batch split across replicas."""
+
+from tfhelp import raises
+
+from portbench_runner.api import case
+
+
+@case("eight-replicas", replicas=8, batch=64, expect=8)
+@case("one-replica", replicas=1, batch=33, expect=33)
+@case("three-replicas", replicas=3, batch=96, expect=32)
+def divisible(ctx, replicas, batch, expect):
+    import tensorflow as tf
+
+    context = tf.distribute.InputContext(
+        num_input_pipelines=1, input_pipeline_id=0, num_replicas_in_sync=replicas
+    )
+    out = ctx.measure(context.get_per_replica_batch_size, batch)
+    ctx.check(out == expect, f"{batch} over {replicas} replicas gave {out}", "other")
+
+
+@case("indivisible-raises")
+def indivisible(ctx):
+    import tensorflow as tf
+
+    context = tf.distribute.InputContext(num_replicas_in_sync=4)
+    out = ctx.measure(raises(lambda: context.get_per_replica_batch_size(10), ValueError))
+    ctx.check(out == "ValueError", f"10 over 4 replicas raised {out}", "other")
+
+
+@case("pipelines-do-not-change-split")
+def pipelines(ctx):
+    import tensorflow as tf
+
+    context = tf.distribute.InputContext(
+        num_input_pipelines=2, input_pipeline_id=1, num_replicas_in_sync=4
+    )
+    out = ctx.measure(context.get_per_replica_batch_size, 128)
+    ctx.check(out == 32 and context.input_pipeline_id == 1, f"got {out}", "other")

@@ -1,0 +1,55 @@
+"""tf.signal.idct: types 1-3, orthonormal and unnormalized, batched, float64, graph/XLA.
+
+References are explicit cosine sums in float64 (SciPy's definitions, which TF follows):
+idct of type 2 is the DCT-III, of type 3 the DCT-II, of type 1 the DCT-I scaled by 1/(2(N-1)).
+"""
+
+import numpy as np
+from tfhelp import by_mode
+
+from portbench_runner.api import case
+
+
+def _dct2_ortho(n):
+    k = np.arange(n)[:, None]
+    j = np.arange(n)[None, :]
+    mat = np.cos(np.pi * k * (2 * j + 1) / (2 * n)) * np.sqrt(2.0 / n)
+    mat[0] /= np.sqrt(2.0)
+    return mat
+
+
+def _reference(x, kind, norm):
+    n = x.shape[-1]
+    if kind == 2 and norm == "ortho":
+        return x @ _dct2_ortho(n)  # the inverse of an orthonormal matrix is its transpose
+    if kind == 3 and norm == "ortho":
+        return x @ _dct2_ortho(n).T
+    if kind == 2:  # unnormalized DCT-III
+        k = np.arange(n)[None, :]
+        j = np.arange(1, n)[:, None]
+        return x[..., :1] + 2.0 * x[..., 1:] @ np.cos(np.pi * j * (2 * k + 1) / (2 * n))
+    if kind == 1:  # DCT-I, and idct type 1 is dct type 1
+        k = np.arange(n)[None, :]
+        j = np.arange(1, n - 1)[:, None]
+        inner = 2.0 * x[..., 1:-1] @ np.cos(np.pi * j * k / (n - 1))
+        return x[..., :1] + ((-1.0) ** np.arange(n)) * x[..., -1:] + inner
+    raise ValueError(kind)
+
+
+@case("type2-ortho-float32", kind=2, norm="ortho", dtype="float32")
+@case("type2-unnormalized-float64", kind=2, norm=None, dtype="float64")
+@case("type3-ortho-float32", kind=3, norm="ortho", dtype="float32")
+@case("type1-float64", kind=1, norm=None, dtype="float64")
+@case("type2-ortho-graph", kind=2, norm="ortho", dtype="float32", mode="graph")
+@case("type2-ortho-xla", kind=2, norm="ortho", dtype="float32", mode="xla")
+@case("type2-ortho-large", kind=2, norm="ortho", dtype="float32", shape=(1024, 1024))
+def idct_values(ctx, kind, norm, dtype, mode="eager", shape=(8, 32)):
+    import tensorflow as tf
+
+    x = ctx.rng.standard_normal(shape).astype(dtype)
+    fn = by_mode(ctx, lambda t: tf.signal.idct(t, type=kind, norm=norm), mode)
+    out = ctx.measure(fn, ctx.put(x))
+    expected = _reference(x.astype("float64"), kind, norm)
+    scale = np.abs(expected).max()
+    tol = 1e-4 if dtype == "float32" else 1e-10
+    ctx.check_close(out, expected, rtol=tol, atol=tol * scale)

@@ -1,0 +1,92 @@
+"""tf.compat.v1.distributions.Laplace.log_survival_function: both branches, far tails, gradients.
+
+log S(x) = log(1 - exp((x-loc)/scale)/2) left of loc, -log 2 - (x-loc)/scale right of it.
+"""
+
+import numpy as np
+from tfhelp import by_mode, v1_graph, v1_session
+
+from portbench_runner.api import case
+
+NAME = "tensorflow.compat.v1.distributions.Laplace"
+
+
+def _log_sf(x, loc, scale):
+    z = (np.asarray(x, dtype="float64") - loc) / scale
+    return np.where(z < 0, np.log1p(-0.5 * np.exp(np.minimum(z, 0))), -np.log(2.0) - z)
+
+
+@case("float32-eager", dtype="float32")
+@case("float64-graph", dtype="float64", mode="graph")
+@case("float32-xla", dtype="float32", mode="xla")
+@case("float32-large", dtype="float32", n=1_000_000)
+def values(ctx, dtype, mode="eager", n=512):
+    laplace = ctx.require(NAME)
+    x = (ctx.rng.standard_normal(n) * 4).astype(dtype)
+    fn = by_mode(
+        ctx,
+        lambda v: laplace(
+            loc=np.array(1.0, dtype), scale=np.array(1.5, dtype)
+        ).log_survival_function(v),
+        mode,
+    )
+    out = ctx.measure(fn, ctx.put(x))
+    tol = 1e-5 if dtype == "float32" else 1e-12
+    ctx.check_close(out, _log_sf(x, 1.0, 1.5), rtol=tol, atol=tol)
+
+
+@case("far-tails")
+def tails(ctx):
+    laplace = ctx.require(NAME)
+    x = np.array([-200.0, -40.0, 0.0, 40.0, 500.0])
+    out = ctx.measure(
+        laplace(loc=np.float64(0.0), scale=np.float64(1.0)).log_survival_function, ctx.put(x)
+    )
+    # The right tail is linear (no log of an underflowed 0); the left tail tends to log 1 = 0.
+    ctx.check_close(out, _log_sf(x, 0.0, 1.0), rtol=1e-12, atol=1e-15)
+
+
+@case("batch-broadcast")
+def batch(ctx):
+    laplace = ctx.require(NAME)
+    loc = np.array([[0.0], [2.0]])
+    scale = np.array([1.0, 0.5, 3.0])
+    x = ctx.rng.standard_normal((2, 3))
+    out = ctx.measure(
+        laplace(loc=ctx.put(loc), scale=ctx.put(scale)).log_survival_function, ctx.put(x)
+    )
+    ctx.check_close(out, _log_sf(x, loc, scale), dtype="float64")
+
+
+@case("gradient-wrt-x")
+def gradient(ctx):
+    import tensorflow as tf
+
+    laplace = ctx.require(NAME)
+    x_np = np.array([-3.0, -0.5, 0.5, 4.0])
+    x = ctx.put(x_np)
+
+    def grad():
+        with tf.GradientTape() as tape:
+            tape.watch(x)
+            y = tf.reduce_sum(
+                laplace(loc=np.float64(0.0), scale=np.float64(1.0)).log_survival_function(x)
+            )
+        return tape.gradient(y, x)
+
+    out = ctx.measure(grad)
+    left = -0.5 * np.exp(x_np) / (1 - 0.5 * np.exp(x_np))
+    ctx.check_close(out, np.where(x_np < 0, left, -1.0), dtype="float64")
+
+
+@case("tf1-session")
+def session(ctx):
+    import tensorflow as tf
+
+    laplace = ctx.require(NAME)
+    with v1_graph(ctx) as graph:
+        p = tf.compat.v1.placeholder(tf.float32, [None])
+        out_t = laplace(loc=0.0, scale=2.0).log_survival_function(p)
+    with v1_session(graph) as sess:
+        out = ctx.measure(sess.run, out_t, {p: [-1.0, 0.0, 3.0]})
+    ctx.check_close(out, _log_sf([-1.0, 0.0, 3.0], 0.0, 2.0), dtype="float32")

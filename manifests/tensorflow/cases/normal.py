@@ -1,0 +1,101 @@
+"""tf.compat.v1.distributions.Normal: log_prob, cdf, sampling moments, entropy, gradients, validation."""
+
+import math
+
+import numpy as np
+from tfhelp import by_mode, raises
+
+from portbench_runner.api import case
+
+NAME = "tensorflow.compat.v1.distributions.Normal"
+
+
+def _log_pdf(x, mu, sigma):
+    return -0.5 * ((x - mu) / sigma) ** 2 - np.log(sigma) - 0.5 * np.log(2 * np.pi)
+
+
+@case("float32-log-prob", dtype="float32")
+@case("float64-log-prob-graph", dtype="float64", mode="graph")
+@case("float32-log-prob-xla", dtype="float32", mode="xla")
+@case("float32-log-prob-large", dtype="float32", n=1_000_000)
+def log_prob(ctx, dtype, mode="eager", n=256):
+    normal = ctx.require(NAME)
+    mu, sigma = np.array(1.5, dtype=dtype), np.array(2.0, dtype=dtype)
+    x = ctx.rng.standard_normal(n).astype(dtype) * 3
+    fn = by_mode(ctx, lambda m, s, v: normal(loc=m, scale=s).log_prob(v), mode)
+    out = ctx.measure(fn, ctx.put(mu), ctx.put(sigma), ctx.put(x))
+    ctx.check_close(
+        out,
+        _log_pdf(x.astype("float64"), 1.5, 2.0),
+        dtype=dtype,
+        rtol=1e-5 if dtype == "float32" else None,
+    )
+
+
+@case("batch-cdf-broadcast")
+def cdf(ctx):
+    normal = ctx.require(NAME)
+    mu = np.array([[0.0], [1.0], [-2.0]])
+    sigma = np.array([0.5, 1.0, 3.0])
+    x = ctx.rng.standard_normal((3, 3))
+    dist = normal(loc=ctx.put(mu), scale=ctx.put(sigma))
+    out = ctx.measure(dist.cdf, ctx.put(x))
+    expected = np.vectorize(lambda z: 0.5 * math.erfc(-z / math.sqrt(2)))((x - mu) / sigma)
+    ctx.check(dist.batch_shape.as_list() == [3, 3], f"batch shape {dist.batch_shape}", "other")
+    ctx.check_close(out, expected, dtype="float64")
+
+
+@case("sample-moments")
+def sample(ctx):
+    import tensorflow as tf
+
+    normal = ctx.require(NAME)
+    tf.random.set_seed(1234)
+    dist = normal(loc=ctx.put(np.float32(-3.0)), scale=ctx.put(np.float32(0.5)))
+    out = ctx.measure(dist.sample, 200_000)
+    s = ctx.to_numpy(out).astype("float64")
+    # Standard errors for n = 2e5: mean 0.5/447 ~ 1.1e-3, std ~ 8e-4; allow about 5 of them.
+    ctx.check(
+        abs(s.mean() + 3.0) < 6e-3 and abs(s.std() - 0.5) < 5e-3, f"mean {s.mean()}, std {s.std()}"
+    )
+
+
+@case("entropy-and-stddev")
+def entropy(ctx):
+    normal = ctx.require(NAME)
+    sigma = np.array([0.1, 1.0, 10.0])
+    dist = normal(loc=ctx.put(np.zeros(3)), scale=ctx.put(sigma))
+    out = ctx.measure(dist.entropy)
+    ctx.check_close(out, 0.5 * np.log(2 * np.pi * np.e * sigma**2), dtype="float64")
+    ctx.check_close(dist.stddev(), sigma, dtype="float64", what="stddev")
+
+
+@case("gradient-of-log-prob")
+def gradient(ctx):
+    import tensorflow as tf
+
+    normal = ctx.require(NAME)
+    x_np = ctx.rng.standard_normal(16)
+    mu = tf.Variable(0.3, dtype=tf.float64)
+    sigma = tf.Variable(1.7, dtype=tf.float64)
+    x = ctx.put(x_np)
+
+    def grads():
+        with tf.GradientTape() as tape:
+            y = tf.reduce_sum(normal(loc=mu, scale=sigma).log_prob(x))
+        return tape.gradient(y, [mu, sigma])
+
+    g_mu, g_sigma = ctx.measure(grads)
+    z = (x_np - 0.3) / 1.7
+    ctx.check_close(g_mu, (z / 1.7).sum(), dtype="float64", what="d/dloc")
+    ctx.check_close(g_sigma, ((z**2 - 1) / 1.7).sum(), dtype="float64", what="d/dscale")
+
+
+@case("validate-args-rejects-negative-scale")
+def validate(ctx):
+    import tensorflow as tf
+
+    normal = ctx.require(NAME)
+    make = lambda: normal(loc=0.0, scale=-1.0, validate_args=True).log_prob(0.0)  # noqa: E731
+    out = ctx.measure(raises(make, tf.errors.InvalidArgumentError, ValueError))
+    ctx.check(out is not None, "a negative scale passed validation", "other")

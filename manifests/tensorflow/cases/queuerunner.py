@@ -1,0 +1,94 @@
+"""tf.compat.v1.train.QueueRunner: threads run enqueue ops into a queue that the graph dequeues.
+
+The study recorded every one of its subtests as skipped; these cases run the queue for real.
+"""
+
+import numpy as np
+from tfhelp import v1_graph, v1_session
+
+from portbench_runner.api import case
+
+
+@case("one-thread-counter", threads=1)
+@case("four-threads", threads=4)
+def counter(ctx, threads):
+    import tensorflow as tf
+
+    v1 = tf.compat.v1
+    with v1_graph(ctx) as graph:
+        count = v1.Variable(0, dtype=tf.int64)
+        queue = tf.queue.FIFOQueue(100, tf.int64, shapes=[])
+        enqueue = queue.enqueue(v1.assign_add(count, 1))
+        runner = v1.train.QueueRunner(queue, [enqueue] * threads)
+        batch = queue.dequeue_many(20)
+        init = v1.global_variables_initializer()
+    with v1_session(graph) as sess:
+        sess.run(init)
+        coord = v1.train.Coordinator()
+        started = runner.create_threads(sess, coord=coord, start=True)
+        try:
+            out = ctx.measure(sess.run, batch, warm=False)
+        finally:
+            coord.request_stop()
+            sess.run(queue.close(cancel_pending_enqueues=True))
+            coord.join(started, stop_grace_period_secs=5)
+    values = np.asarray(out)
+    # One thread per enqueue op, plus the one that closes the queue when the coordinator stops.
+    ctx.check(
+        len(started) == threads + 1, f"{len(started)} threads started for {threads} ops", "other"
+    )
+    ctx.check(len(set(values.tolist())) == 20 and values.min() >= 1, f"dequeued {values}", "other")
+    if threads == 1:
+        ctx.check_equal(values, np.arange(1, 21))
+
+
+@case("start-queue-runners-collection")
+def collection(ctx):
+    import tensorflow as tf
+
+    v1 = tf.compat.v1
+    with v1_graph(ctx) as graph:
+        queue = tf.queue.FIFOQueue(10, tf.float32, shapes=[2])
+        enqueue = queue.enqueue(tf.constant([1.5, 2.5]))
+        v1.train.add_queue_runner(v1.train.QueueRunner(queue, [enqueue]))
+        item = queue.dequeue()
+    with v1_session(graph) as sess:
+        coord = v1.train.Coordinator()
+        threads = v1.train.start_queue_runners(sess, coord=coord)
+        try:
+            out = ctx.measure(sess.run, item)
+        finally:
+            coord.request_stop()
+            sess.run(queue.close(cancel_pending_enqueues=True))
+            coord.join(threads, stop_grace_period_secs=5)
+    ctx.check_equal(out, np.array([1.5, 2.5], dtype="float32"))
+
+
+@case("close-on-stop-ends-input")
+def close(ctx):
+    import tensorflow as tf
+
+    v1 = tf.compat.v1
+    with v1_graph(ctx) as graph:
+        queue = tf.queue.FIFOQueue(4, tf.int32, shapes=[])
+        runner = v1.train.QueueRunner(queue, [queue.enqueue(7)])
+        item = queue.dequeue()
+    with v1_session(graph) as sess:
+        coord = v1.train.Coordinator()
+        threads = runner.create_threads(sess, coord=coord, start=True)
+        first = sess.run(item)
+        coord.request_stop()
+        coord.join(threads, stop_grace_period_secs=5)
+        # After the stop the runner closed the queue: what is left drains, then OutOfRange.
+
+        def drain():
+            seen = 0
+            while True:
+                try:
+                    sess.run(item)
+                    seen += 1
+                except tf.errors.OutOfRangeError:
+                    return seen
+
+        left = ctx.measure(drain, warm=False)
+    ctx.check(first == 7 and 0 <= left <= 4, f"first {first}, drained {left}", "other")

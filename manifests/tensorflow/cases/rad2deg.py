@@ -1,0 +1,48 @@
+"""tf.experimental.numpy.rad2deg: float32/64, bfloat16, integers promote, graph/XLA, gradient."""
+
+import numpy as np
+from tfhelp import bf16_round, by_mode
+
+from portbench_runner.api import case
+
+
+@case("float32-eager", dtype="float32")
+@case("float64-graph", dtype="float64", mode="graph")
+@case("bfloat16-eager", dtype="bfloat16")
+@case("float32-xla", dtype="float32", mode="xla")
+@case("float32-large", dtype="float32", shape=(1_000_000,))
+@case("float32-scalar", dtype="float32", shape=())
+def rad2deg_values(ctx, dtype, mode="eager", shape=(128,)):
+    import tensorflow as tf
+
+    x = ctx.rng.uniform(-7.0, 7.0, size=shape).astype("float32" if dtype == "bfloat16" else dtype)
+    ref_in = bf16_round(ctx, x) if dtype == "bfloat16" else x.astype("float64")
+    fn = by_mode(ctx, tf.experimental.numpy.rad2deg, mode)
+    out = ctx.measure(fn, ctx.put(x, dtype=dtype))
+    ctx.check_close(out, np.rad2deg(ref_in), dtype=dtype)
+
+
+@case("int32-promotes-to-float")
+def rad2deg_int(ctx):
+    import tensorflow as tf
+
+    x = np.array([0, 1, 3, -2], dtype="int32")
+    out = ctx.measure(tf.experimental.numpy.rad2deg, ctx.put(x))
+    ctx.check(out.dtype.is_floating, f"int32 input gave {out.dtype}, not a float", "type")
+    ctx.check_close(out, np.rad2deg(x.astype("float64")), dtype=out.dtype.name)
+
+
+@case("gradient-is-180-over-pi")
+def rad2deg_grad(ctx):
+    import tensorflow as tf
+
+    x = ctx.put(ctx.rng.standard_normal(16).astype("float32"))
+
+    def grad():
+        with tf.GradientTape() as tape:
+            tape.watch(x)
+            y = tf.reduce_sum(tf.experimental.numpy.rad2deg(x))
+        return tape.gradient(y, x)
+
+    out = ctx.measure(grad)
+    ctx.check_close(out, np.full(16, 180.0 / np.pi), dtype="float32")

@@ -1,0 +1,57 @@
+"""tf.math.reduce_mean: axes, keepdims, integer truncation, bfloat16, empty, large, graph/XLA, gradient."""
+
+import numpy as np
+from tfhelp import bf16_round, by_mode
+
+from portbench_runner.api import case
+
+
+@case("float32-all", dtype="float32", axis=None)
+@case("float64-axis0-graph", dtype="float64", axis=0, mode="graph")
+@case("float32-axis-tuple-keepdims", dtype="float32", axis=(0, 2), keepdims=True, shape=(8, 6, 10))
+@case("bfloat16-axis1", dtype="bfloat16", axis=1)
+@case("float32-xla", dtype="float32", axis=1, mode="xla")
+@case("float32-large", dtype="float32", axis=None, shape=(1000, 1000))
+def mean_values(ctx, dtype, axis, mode="eager", keepdims=False, shape=(64, 128)):
+    import tensorflow as tf
+
+    x = (ctx.rng.standard_normal(shape) + 1.0).astype("float32" if dtype == "bfloat16" else dtype)
+    ref_in = bf16_round(ctx, x) if dtype == "bfloat16" else x.astype("float64")
+    fn = by_mode(ctx, lambda t: tf.math.reduce_mean(t, axis=axis, keepdims=keepdims), mode)
+    out = ctx.measure(fn, ctx.put(x, dtype=dtype))
+    rtol = {"float32": 1e-5, "float64": 1e-12, "bfloat16": 3e-2}[dtype]
+    ctx.check_close(out, ref_in.mean(axis=axis, keepdims=keepdims), rtol=rtol, atol=rtol)
+
+
+@case("int32-truncates")
+def mean_int(ctx):
+    import tensorflow as tf
+
+    x = np.array([[1, 2], [4, 4], [-3, -4]], dtype="int32")
+    out = ctx.measure(tf.math.reduce_mean, ctx.put(x), axis=1)
+    # Integer means are computed in the integer dtype: the sum divided with truncation.
+    ctx.check_equal(out, np.array([1, 4, -3], dtype="int32"))
+
+
+@case("empty-is-nan")
+def mean_empty(ctx):
+    import tensorflow as tf
+
+    out = ctx.measure(tf.math.reduce_mean, ctx.put(np.zeros((0, 3), dtype="float32")), axis=0)
+    ctx.check_close(out, np.full(3, np.nan), dtype="float32")
+
+
+@case("gradient-is-one-over-n")
+def mean_grad(ctx):
+    import tensorflow as tf
+
+    x = ctx.put(ctx.rng.standard_normal((5, 8)).astype("float32"))
+
+    def grad():
+        with tf.GradientTape() as tape:
+            tape.watch(x)
+            y = tf.math.reduce_mean(x, axis=1)
+        return tape.gradient(y, x)
+
+    out = ctx.measure(grad)
+    ctx.check_close(out, np.full((5, 8), 1.0 / 8), dtype="float32")

@@ -1,0 +1,83 @@
+"""tf.compat.v1.Session.run: TF1 graphs built, executed and fetched (so they really ran)."""
+
+import numpy as np
+from tfhelp import v1_graph, v1_session
+
+from portbench_runner.api import case
+
+
+@case("matmul-feed", dtype="float32", rows=64)
+@case("matmul-feed-float64", dtype="float64", rows=64)
+@case("matmul-feed-large", dtype="float32", rows=4096, inner=256)
+def run_matmul(ctx, dtype, rows, inner=32):
+    import tensorflow as tf
+
+    a = ctx.rng.standard_normal((rows, inner)).astype(dtype)
+    b = ctx.rng.standard_normal((inner, 16)).astype(dtype)
+    with v1_graph(ctx) as graph:
+        x = tf.compat.v1.placeholder(getattr(tf, dtype), shape=(None, inner))
+        product = tf.matmul(x, tf.constant(b))
+    with v1_session(graph) as sess:
+        out = ctx.measure(sess.run, product, feed_dict={x: a})
+    tol = 1e-4 if dtype == "float32" else 1e-10
+    ctx.check_close(
+        out, a.astype("float64") @ b.astype("float64"), rtol=tol, atol=tol * np.sqrt(inner)
+    )
+
+
+@case("variables-and-fetch-list")
+def run_variables(ctx):
+    import tensorflow as tf
+
+    v1 = tf.compat.v1
+    with v1_graph(ctx) as graph:
+        counter = v1.Variable(5.0, dtype=tf.float32)
+        bump = v1.assign_add(counter, 2.0)
+        init = v1.global_variables_initializer()
+    with v1_session(graph) as sess:
+        sess.run(init)
+        # One run of the update: state changes, so time it once.
+        out = ctx.measure(sess.run, [bump], warm=False)
+        after = sess.run(counter)
+    ctx.check_close(np.array(out[0]), 7.0, dtype="float32", what="fetched update")
+    ctx.check_close(np.array(after), 7.0, dtype="float32", what="variable after run")
+
+
+@case("empty-fetch-dict")
+def run_empty(ctx):
+    import tensorflow as tf
+
+    with v1_graph(ctx) as graph:
+        empty = tf.zeros((0, 4))
+        total = tf.reduce_sum(empty, axis=0)
+    with v1_session(graph) as sess:
+        out = ctx.measure(sess.run, {"empty": empty, "total": total})
+    ctx.check_equal(np.array(out["empty"].shape), np.array([0, 4]))
+    ctx.check_close(out["total"], np.zeros(4), dtype="float32")
+
+
+@case("while-loop")
+def run_while(ctx):
+    import tensorflow as tf
+
+    with v1_graph(ctx) as graph:
+        n = tf.compat.v1.placeholder(tf.int32, [])
+        _, total = tf.while_loop(lambda i, s: i < n, lambda i, s: (i + 1, s + i), (0, 0))
+    with v1_session(graph) as sess:
+        out = ctx.measure(sess.run, total, {n: 1000})
+    ctx.check_equal(np.int64(out), np.int64(sum(range(1000))))
+
+
+@case("run-options-and-metadata")
+def run_traced(ctx):
+    import tensorflow as tf
+
+    v1 = tf.compat.v1
+    with v1_graph(ctx) as graph:
+        y = tf.reduce_sum(tf.square(tf.range(10.0)))
+    with v1_session(graph) as sess:
+        options = v1.RunOptions(trace_level=v1.RunOptions.FULL_TRACE)
+        metadata = v1.RunMetadata()
+        out = ctx.measure(sess.run, y, options=options, run_metadata=metadata)
+    ctx.check_close(np.float64(out), 285.0, dtype="float32")
+    ctx.check(len(metadata.step_stats.dev_stats) > 0, "FULL_TRACE recorded no step stats", "other")

@@ -1,0 +1,88 @@
+"""tf.nn.space_to_batch: block shapes, paddings, dtypes, graph/XLA, gradient (NHWC, spatial dims 1..M)."""
+
+import numpy as np
+from tfhelp import by_mode, raises
+
+from portbench_runner.api import case
+
+
+def _space_to_batch(x, block, pads):
+    """The documented definition: pad, split each spatial dim by its block, move blocks to batch."""
+    m = len(block)
+    padded = np.pad(x, [(0, 0)] + [tuple(p) for p in pads] + [(0, 0)] * (x.ndim - 1 - m))
+    b = x.shape[0]
+    spatial = padded.shape[1 : 1 + m]
+    rest = padded.shape[1 + m :]
+    shape = [b]
+    for s, k in zip(spatial, block):
+        shape += [s // k, k]
+    y = padded.reshape(shape + list(rest))
+    # [b, s1/k1, k1, s2/k2, k2, ...] -> [k1, k2, ..., b, s1/k1, s2/k2, ..., rest]
+    block_axes = [2 + 2 * i for i in range(m)]
+    space_axes = [1 + 2 * i for i in range(m)]
+    rest_axes = list(range(1 + 2 * m, y.ndim))
+    y = y.transpose([*block_axes, 0, *space_axes, *rest_axes])
+    return y.reshape(
+        [b * int(np.prod(block))] + [s // k for s, k in zip(spatial, block)] + list(rest)
+    )
+
+
+@case("float32-2x2", dtype="float32", shape=(2, 4, 6, 3), block=[2, 2], pads=[[0, 0], [0, 0]])
+@case(
+    "float64-padded-graph",
+    dtype="float64",
+    shape=(1, 3, 5, 2),
+    block=[2, 3],
+    pads=[[1, 0], [0, 1]],
+    mode="graph",
+)
+@case("int32-1d", dtype="int32", shape=(3, 8, 2), block=[4], pads=[[0, 0]])
+@case(
+    "float32-xla",
+    dtype="float32",
+    shape=(2, 4, 4, 1),
+    block=[2, 2],
+    pads=[[0, 0], [0, 0]],
+    mode="xla",
+)
+@case("float32-large", dtype="float32", shape=(4, 256, 256, 4), block=[4, 4], pads=[[0, 0], [0, 0]])
+def stb_values(ctx, dtype, shape, block, pads, mode="eager"):
+    import tensorflow as tf
+
+    x = (ctx.rng.standard_normal(shape) * 10).astype(dtype)
+    fn = by_mode(ctx, lambda t: tf.nn.space_to_batch(t, block, pads), mode)
+    out = ctx.measure(fn, ctx.put(x))
+    ctx.check_equal(out, _space_to_batch(x, block, pads))
+
+
+@case("indivisible-raises")
+def stb_invalid(ctx):
+    import tensorflow as tf
+
+    x = ctx.put(np.zeros((1, 5, 4, 1), dtype="float32"))
+    errors = (tf.errors.InvalidArgumentError, ValueError)
+    out = ctx.measure(raises(lambda: tf.nn.space_to_batch(x, [2, 2], [[0, 0], [0, 0]]), *errors))
+    ctx.check(out is not None, "a 5-row input split by a block of 2 raised nothing", "other")
+
+
+@case("gradient-is-batch-to-space")
+def stb_grad(ctx):
+    import tensorflow as tf
+
+    x_np = ctx.rng.standard_normal((1, 4, 4, 1)).astype("float32")
+    w = ctx.rng.standard_normal((4, 2, 2, 1)).astype("float32")
+    x = ctx.put(x_np)
+
+    def grad():
+        with tf.GradientTape() as tape:
+            tape.watch(x)
+            y = tf.reduce_sum(tf.nn.space_to_batch(x, [2, 2], [[0, 0], [0, 0]]) * w)
+        return tape.gradient(y, x)
+
+    out = ctx.measure(grad)
+    # d/dx of sum(S(x) * w) = S^T(w): find it by moving indices through the reference.
+    ids = np.arange(16, dtype="float64").reshape(1, 4, 4, 1)
+    moved = _space_to_batch(ids, [2, 2], [[0, 0], [0, 0]])
+    expected = np.zeros(16)
+    expected[moved.astype(int).ravel()] = w.ravel()
+    ctx.check_close(out, expected.reshape(1, 4, 4, 1), dtype="float32")

@@ -1,0 +1,47 @@
+"""tf.experimental.numpy.random.standard_normal: shapes, float64 default, moments, seeding.
+
+The study's only timer wrapped an assignment in setUp; these cases time the sampler itself.
+"""
+
+from portbench_runner.api import case
+
+NAME = "tensorflow.experimental.numpy.random.standard_normal"
+
+
+@case("moments-large")
+def moments(ctx):
+    sample = ctx.require(NAME)
+    out = ctx.measure(sample, size=(1000, 1000))
+    s = ctx.to_numpy(out).astype("float64")
+    # n = 1e6: standard errors 1e-3 (mean) and 7e-4 (std); allow about 5.
+    ctx.check(abs(s.mean()) < 5e-3 and abs(s.std() - 1.0) < 4e-3, f"mean {s.mean()}, std {s.std()}")
+    ctx.check(abs(((s - s.mean()) ** 3).mean()) < 0.02, "sample skewness is not near 0")
+
+
+@case("shape-and-default-dtype", size=(3, 4))
+@case("scalar-when-size-none", size=None)
+@case("empty", size=(0, 5))
+def shapes(ctx, size):
+    import tensorflow as tf
+
+    sample = ctx.require(NAME)
+    out = ctx.measure(sample, size=size)
+    expect = [] if size is None else list(size)
+    ctx.check(out.shape.as_list() == expect, f"shape {out.shape}", "other")
+    # TF-NumPy's default float is float64, as NumPy's, unless prefer_float32 was enabled.
+    ctx.check(out.dtype in (tf.float64, tf.float32), f"dtype {out.dtype}", "type")
+
+
+@case("seed-reproducible")
+def seeded(ctx):
+    import tensorflow as tf
+
+    sample = ctx.require(NAME)
+    tnp = tf.experimental.numpy
+
+    def draw():
+        tnp.random.seed(123)
+        return sample(size=(64,))
+
+    first = ctx.to_numpy(ctx.measure(draw))
+    ctx.check_equal(first, ctx.to_numpy(draw()))

@@ -1,0 +1,82 @@
+"""tf.compat.v1.distributions.Normal.survival_function: 1 - cdf, accurate in the right tail; gradients."""
+
+import math
+
+import numpy as np
+from tfhelp import by_mode, v1_graph, v1_session
+
+from portbench_runner.api import case
+
+NAME = "tensorflow.compat.v1.distributions.Normal"
+
+
+def _sf(x, mu, sigma):
+    return np.vectorize(lambda z: 0.5 * math.erfc(z / math.sqrt(2)))(
+        (np.asarray(x, dtype="float64") - mu) / sigma
+    )
+
+
+@case("float32-eager", dtype="float32")
+@case("float64-graph", dtype="float64", mode="graph")
+@case("float32-xla", dtype="float32", mode="xla")
+@case("float32-large", dtype="float32", n=1_000_000)
+def values(ctx, dtype, mode="eager", n=512):
+    normal = ctx.require(NAME)
+    x = (ctx.rng.standard_normal(n) * 2).astype(dtype)
+    fn = by_mode(
+        ctx,
+        lambda v: normal(loc=np.array(0.5, dtype), scale=np.array(2.0, dtype)).survival_function(v),
+        mode,
+    )
+    out = ctx.measure(fn, ctx.put(x))
+    ctx.check_close(
+        out,
+        _sf(x, 0.5, 2.0),
+        dtype=dtype,
+        rtol=1e-5 if dtype == "float32" else 1e-9,
+        atol=1e-6 if dtype == "float32" else 1e-12,
+    )
+
+
+@case("right-tail-relative")
+def tail(ctx):
+    normal = ctx.require(NAME)
+    x = np.array([5.0, 10.0, 20.0, 30.0])
+    out = ctx.measure(
+        normal(loc=np.float64(0.0), scale=np.float64(1.0)).survival_function, ctx.put(x)
+    )
+    # 1 - cdf would be 0 here; the survival function keeps relative precision (e.g. 7.6e-24 at 10).
+    ctx.check_close(out, _sf(x, 0.0, 1.0), rtol=1e-6, atol=0.0)
+
+
+@case("gradient-is-minus-pdf")
+def gradient(ctx):
+    import tensorflow as tf
+
+    normal = ctx.require(NAME)
+    x_np = ctx.rng.standard_normal(32)
+    x = ctx.put(x_np)
+
+    def grad():
+        with tf.GradientTape() as tape:
+            tape.watch(x)
+            y = tf.reduce_sum(
+                normal(loc=np.float64(0.0), scale=np.float64(1.0)).survival_function(x)
+            )
+        return tape.gradient(y, x)
+
+    out = ctx.measure(grad)
+    ctx.check_close(out, -np.exp(-0.5 * x_np**2) / np.sqrt(2 * np.pi), dtype="float64")
+
+
+@case("tf1-session")
+def session(ctx):
+    import tensorflow as tf
+
+    normal = ctx.require(NAME)
+    with v1_graph(ctx) as graph:
+        p = tf.compat.v1.placeholder(tf.float64, [None])
+        sf = normal(loc=np.float64(1.0), scale=np.float64(0.5)).survival_function(p)
+    with v1_session(graph) as sess:
+        out = ctx.measure(sess.run, sf, {p: [0.0, 1.0, 2.0]})
+    ctx.check_close(out, _sf([0.0, 1.0, 2.0], 1.0, 0.5), dtype="float64")

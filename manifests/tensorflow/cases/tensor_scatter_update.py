@@ -1,0 +1,83 @@
+"""tf.tensor_scatter_nd_update: element and slice updates, dtypes, graph/XLA, bad indices, gradient."""
+
+import numpy as np
+from tfhelp import by_mode, raises
+
+from portbench_runner.api import case
+
+
+@case("float32-elements", dtype="float32")
+@case("float64-graph", dtype="float64", mode="graph")
+@case("int32-elements", dtype="int32")
+@case("bool-elements", dtype="bool")
+@case("bfloat16-elements", dtype="bfloat16")
+@case("float32-xla", dtype="float32", mode="xla")
+@case("float32-large", dtype="float32", shape=(1000, 1000), count=10000)
+def scatter_elements(ctx, dtype, mode="eager", shape=(16, 12), count=20):
+    import tensorflow as tf
+
+    base = (ctx.rng.standard_normal(shape) * 4).astype(
+        "float32" if dtype == "bfloat16" else "float64"
+    )
+    flat = ctx.rng.choice(base.size, size=count, replace=False)  # unique: order is unspecified
+    idx = np.stack(np.unravel_index(flat, shape), axis=1).astype("int32")
+    upd = (ctx.rng.standard_normal(count) * 4).astype(base.dtype)
+    if dtype == "bool":
+        base, upd = base > 0, upd > 0
+    elif dtype != "bfloat16":
+        base, upd = base.astype(dtype), upd.astype(dtype)
+    t, u = ctx.put(base, dtype=dtype), ctx.put(upd, dtype=dtype)
+    expected = ctx.to_numpy(t).copy()
+    expected[tuple(idx.T)] = ctx.to_numpy(u)
+    fn = by_mode(ctx, tf.tensor_scatter_nd_update, mode)
+    out = ctx.measure(fn, t, ctx.put(idx), u)
+    ctx.check_equal(out, expected)
+
+
+@case("row-slices")
+def scatter_rows(ctx):
+    import tensorflow as tf
+
+    base = ctx.rng.standard_normal((6, 5)).astype("float32")
+    rows = np.array([[4], [1]], dtype="int64")
+    upd = ctx.rng.standard_normal((2, 5)).astype("float32")
+    out = ctx.measure(tf.tensor_scatter_nd_update, ctx.put(base), ctx.put(rows), ctx.put(upd))
+    expected = base.copy()
+    expected[[4, 1]] = upd
+    ctx.check_equal(out, expected)
+
+
+@case("out-of-range-index-raises")
+def scatter_bad_index(ctx):
+    import tensorflow as tf
+
+    t = ctx.put(np.zeros((4, 4), dtype="float32"))
+    idx = ctx.put(np.array([[4, 0]], dtype="int32"))
+    u = ctx.put(np.ones(1, dtype="float32"))
+    out = ctx.measure(
+        raises(lambda: tf.tensor_scatter_nd_update(t, idx, u), tf.errors.InvalidArgumentError)
+    )
+    ctx.check(
+        out == "InvalidArgumentError", f"index [4, 0] into a 4x4 tensor raised {out}", "other"
+    )
+
+
+@case("gradient-masks-updated")
+def scatter_grad(ctx):
+    import tensorflow as tf
+
+    t = ctx.put(ctx.rng.standard_normal((3, 3)).astype("float32"))
+    idx = ctx.put(np.array([[0, 0], [2, 1]], dtype="int32"))
+    u = ctx.put(np.array([5.0, 6.0], dtype="float32"))
+
+    def grads():
+        with tf.GradientTape() as tape:
+            tape.watch([t, u])
+            y = tf.reduce_sum(tf.tensor_scatter_nd_update(t, idx, u) * 2.0)
+        return tape.gradient(y, [t, u])
+
+    gt, gu = ctx.measure(grads)
+    mask = np.full((3, 3), 2.0)
+    mask[0, 0] = mask[2, 1] = 0.0
+    ctx.check_close(gt, mask, dtype="float32", what="d/dtensor")
+    ctx.check_close(gu, np.full(2, 2.0), dtype="float32", what="d/dupdates")

@@ -1,0 +1,73 @@
+"""tf.math.truediv: float division, integer inputs promoted to float, broadcasting, /0, graph/XLA, gradient."""
+
+import numpy as np
+from tfhelp import bf16_round, by_mode
+
+from portbench_runner.api import case
+
+
+@case("float32-eager", dtype="float32")
+@case("float64-graph", dtype="float64", mode="graph")
+@case("bfloat16-eager", dtype="bfloat16")
+@case("float32-xla", dtype="float32", mode="xla")
+@case("float32-large", dtype="float32", shape=(1_000_000,))
+@case("float32-scalar", dtype="float32", shape=())
+def truediv_float(ctx, dtype, mode="eager", shape=(64, 32)):
+    import tensorflow as tf
+
+    npdt = "float32" if dtype == "bfloat16" else dtype
+    x = ctx.rng.standard_normal(shape).astype(npdt)
+    y = ctx.rng.uniform(0.5, 3.0, size=shape).astype(npdt)
+    if dtype == "bfloat16":
+        xr, yr = bf16_round(ctx, x), bf16_round(ctx, y)
+    else:
+        xr, yr = x.astype("float64"), y.astype("float64")
+    fn = by_mode(ctx, tf.math.truediv, mode)
+    out = ctx.measure(fn, ctx.put(x, dtype=dtype), ctx.put(y, dtype=dtype))
+    ctx.check_close(out, xr / yr, dtype=dtype)
+
+
+@case("int32-gives-float64", src="int32", dst="float64")
+@case("int16-gives-float32", src="int16", dst="float32")
+@case("uint8-gives-float32", src="uint8", dst="float32")
+def truediv_int(ctx, src, dst):
+    import tensorflow as tf
+
+    x = ctx.rng.integers(0, 100, size=(50,)).astype(src)
+    y = ctx.rng.integers(1, 9, size=(50,)).astype(src)
+    out = ctx.measure(tf.math.truediv, ctx.put(x), ctx.put(y))
+    ctx.check(
+        out.dtype.name == dst, f"{src} / {src} gave {out.dtype.name}, documented {dst}", "type"
+    )
+    ctx.check_close(out, x.astype("float64") / y, dtype=dst)
+
+
+@case("broadcast-and-divide-by-zero")
+def truediv_broadcast(ctx):
+    import tensorflow as tf
+
+    x = np.array([[1.0], [-2.0], [0.0]], dtype="float32")
+    y = np.array([0.0, 2.0, 4.0], dtype="float32")
+    out = ctx.measure(tf.math.truediv, ctx.put(x), ctx.put(y))
+    with np.errstate(divide="ignore", invalid="ignore"):
+        expected = x.astype("float64") / y
+    ctx.check_close(out, expected, dtype="float32")
+
+
+@case("gradient-both-operands")
+def truediv_grad(ctx):
+    import tensorflow as tf
+
+    x_np = ctx.rng.standard_normal(8)
+    y_np = ctx.rng.uniform(1.0, 2.0, size=8)
+    x, y = ctx.put(x_np), ctx.put(y_np)
+
+    def grads():
+        with tf.GradientTape() as tape:
+            tape.watch([x, y])
+            z = tf.reduce_sum(tf.math.truediv(x, y))
+        return tape.gradient(z, [x, y])
+
+    gx, gy = ctx.measure(grads)
+    ctx.check_close(gx, 1.0 / y_np, dtype="float64", what="d/dx")
+    ctx.check_close(gy, -x_np / y_np**2, dtype="float64", what="d/dy")
