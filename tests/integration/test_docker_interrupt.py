@@ -48,7 +48,9 @@ def test_ctrl_c_stops_the_container_and_resume_finishes(
     _, stderr = proc.communicate(timeout=120)
     assert proc.returncode == 130, stderr
     assert "Traceback" not in stderr
-    assert docker_client.containers.list(filters={"ancestor": jax_image}) == []
+    cell_dir = (run_dir / "jax-cpu-current").resolve()
+    label = f"org.portbench.run-dir={cell_dir}"
+    assert docker_client.containers.list(all=True, filters={"label": label}) == []
     assert len(read_jsonl(results)) < 6
     resumed = docker_bench(home, run_dir, "--resume", str(run_dir))
     assert resumed.returncode == 0, resumed.stderr

@@ -133,6 +133,8 @@ class DockerBackend:
             "mem_limit": os.environ.get("PORTBENCH_MEM_LIMIT", "16g"),
             "pids_limit": 4096,
             "user": f"{CELL_UID}:{CELL_UID}",
+            # Which cell a container serves, so it can be found (and cleaned up) by that.
+            "labels": {"org.portbench.run-dir": str(run_dir.resolve())},
         }
         options.update(container_options(accelerator_container))
         volumes = {
