@@ -58,5 +58,7 @@ def test_rows_the_study_replaced_are_kept_and_marked() -> None:
 
 
 def test_tensorflow_rows_the_paper_replaced_are_marked() -> None:
-    entry = next(e for e in load_manifest("tensorflow").functions if e.function == "tf.compat.v1.nn.raw_rnn")
+    entry = next(
+        e for e in load_manifest("tensorflow").functions if e.function == "tf.compat.v1.nn.raw_rnn"
+    )
     assert entry.replaced
