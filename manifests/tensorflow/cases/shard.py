@@ -9,7 +9,7 @@ from portbench_runner.api import case
 @case("range-3-shards-index1", n=10, shards=3, index=1)
 @case("two-shards-index0", n=9, shards=2, index=0)
 @case("more-shards-than-elements", n=3, shards=5, index=4)
-@case("large", n=1_000_000, shards=7, index=6)
+@case("large", n=300_000, shards=7, index=6)
 def shard_range(ctx, n, shards, index):
     import tensorflow as tf
 
