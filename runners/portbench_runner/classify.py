@@ -5,7 +5,7 @@ from __future__ import annotations
 import re
 from typing import Any, Dict, List, Optional, Tuple
 
-__all__ = ["CATEGORIES", "classify", "exception_type_names"]
+__all__ = ["CATEGORIES", "classify", "classify_names", "exception_type_names"]
 
 CATEGORIES = (
     "type",
@@ -61,8 +61,14 @@ def classify(
     The first matching rule wins; rules are the framework's own, then the built-in ones.
     An unmatched failure is ``other``: the report lists those for curation.
     """
-    names = exception_type_names(exc)
-    message = str(exc)
+    return classify_names(exception_type_names(exc), str(exc), stage, rules)
+
+
+def classify_names(
+    names: List[str], message: str, stage: str, rules: List[Dict[str, Any]]
+) -> Tuple[str, Optional[str]]:
+    """``classify`` for a failure known only by its type names and message (an imported
+    report, where no exception object exists)."""
     for rule in list(rules) + BUILTIN_RULES:
         if _matches(rule, names, message, stage):
             return rule["category"], rule.get("id")

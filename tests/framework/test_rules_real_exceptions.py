@@ -69,7 +69,34 @@ def _tensorflow_cases() -> list[tuple[str, Callable[[], Any], str, str]]:
             "tf.xla-unimplemented",
         ),
         ("a 4 TiB tensor", lambda: tf.zeros((2**40,), tf.float32), "memory", "tf.out-of-memory"),
+        (
+            "TF-NumPy rad2deg of int32",
+            lambda: tf.experimental.numpy.rad2deg(tf.constant([1, 2], tf.int32)),
+            "type",
+            "tf.python-dtype-conversion",
+        ),
+        (
+            "TF-NumPy cumprod of bool",
+            lambda: tf.experimental.numpy.cumprod(tf.constant([True, False])),
+            "type",
+            "tf.no-kernel-for-dtype",
+        ),
+        (
+            "TextLineReader.restore_state",
+            lambda: _restore_text_reader(tf),
+            "not_implemented",
+            "tf.unimplemented-op",
+        ),
     ]
+
+
+def _restore_text_reader(tf: Any) -> None:
+    # A TF1 reader in a real graph and session: TextLineReader has no RestoreState kernel.
+    with tf.Graph().as_default():
+        reader = tf.compat.v1.TextLineReader()
+        restore = reader.restore_state(tf.constant(b"state"))
+        with tf.compat.v1.Session() as session:
+            session.run(restore)
 
 
 def _jax_cases() -> list[tuple[str, Callable[[], Any], str, str]]:
