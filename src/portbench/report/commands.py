@@ -6,6 +6,7 @@ import argparse
 import hashlib
 import json
 import tarfile
+import tempfile
 import time
 from pathlib import Path
 from typing import Any
@@ -15,9 +16,12 @@ from rich.console import Console
 from ..errors import ResultsError
 from ..paths import project_root
 from .figures import write_figures
-from .load import load_runs
+from .latency import generation_pairs, latency_tables, version_tables
+from .load import Cell, load_cell, load_runs
+from .published import published_latency, published_outcomes, published_strata
 from .render import print_tables, write_files, write_html
-from .tables import curation, failures, latency_pairs, portability, provenance, published
+from .study import default_archive, import_study, study_cells_dir
+from .tables import Table, curation, failures, portability, provenance, strata
 
 __all__ = ["build_report", "register"]
 
@@ -38,7 +42,31 @@ def register(subparsers: Any) -> None:
     report.add_argument(
         "--full", action="store_true", help="every row in the terminal, not the first 12"
     )
+    report.add_argument(
+        "--study",
+        type=Path,
+        default=None,
+        help="the study's results: its repository (directory or archive); default: "
+        "paper/study-timings-b220f30.tar.xz",
+    )
+    report.add_argument(
+        "--no-study", action="store_true", help="leave the study's imported cells out"
+    )
     report.set_defaults(func=_report)
+    study = subparsers.add_parser(
+        "import-study",
+        help="write the study's published results as cells (profile `study`)",
+    )
+    study.add_argument(
+        "source",
+        type=Path,
+        nargs="?",
+        default=None,
+        help="the for-ai/portability repository, a directory or archive (default: the "
+        "committed paper/study-timings-b220f30.tar.xz)",
+    )
+    study.add_argument("--out", type=Path, required=True, help="a new directory for the cells")
+    study.set_defaults(func=_import_study)
     publish = subparsers.add_parser(
         "publish", help="pack the report directory into one archive with hashed contents"
     )
@@ -51,29 +79,69 @@ def register(subparsers: Any) -> None:
     publish.set_defaults(func=_publish)
 
 
-def build_report(runs: list[Path], out: Path, console: Console, full: bool = False) -> list[Path]:
-    cells = load_runs(runs or None)
-    if not cells:
+def study_cells(source: Path | None) -> list[Cell]:
+    """The study's cells, imported once per input and cached by its content."""
+    archive = source or default_archive()
+    if not archive.exists():
         raise ResultsError(
-            'no cells found; run `nox -s "bench(jax, cpu)"` first or pass run directories'
+            f"{archive} does not exist; pass --study with the study's repository or "
+            "archive, or --no-study"
         )
-    tables = [
+    # An archive is imported once and cached by its content; a checkout can change under
+    # us, so it is imported afresh (about a second).
+    cache = study_cells_dir(archive) if archive.is_file() else Path(tempfile.mkdtemp())
+    if not (cache / "NOT-IMPORTED.txt").exists():
+        import_study(archive, cache)
+    return [load_cell(p) for p in sorted(cache.iterdir()) if p.is_dir()]
+
+
+def all_tables(cells: list[Cell]) -> list[Table]:
+    latency, latency_summary = latency_tables(cells)
+    checked, _ = published_latency(cells)
+    return [
         portability(cells),
+        published_outcomes(cells),
+        strata(cells),
+        published_strata(cells),
         failures(cells),
-        *latency_pairs(cells),
-        published(cells),
+        latency_summary,
+        checked,
+        generation_pairs(cells),
+        *version_tables(cells),
+        *latency,
         curation(cells),
         provenance(cells),
     ]
+
+
+def build_report(
+    runs: list[Path],
+    out: Path,
+    console: Console,
+    full: bool = False,
+    study: Path | None = None,
+    with_study: bool = True,
+) -> list[Path]:
+    cells = load_runs(runs or None)
+    if not cells and not with_study:
+        raise ResultsError(
+            'no cells found; run `nox -s "bench(jax, cpu)"` first or pass run directories'
+        )
+    ours = len(cells)
+    if with_study:
+        cells += study_cells(study)
+    tables = all_tables(cells)
     written: list[Path] = []
     for table in tables:
         written += write_files(table, out / "tables")
-    figures = write_figures(tables, out / "figures")
+    figures = write_figures(tables, cells, out / "figures")
     written += figures
-    failed = [c.cell_id for c in cells if c.status != "complete"]
+    failed = [f"{c.cell_id} ({c.status})" for c in cells if c.status != "complete"]
     damaged = sum(c.unreadable_lines for c in cells)
     summary = (
-        f"{len(cells)} cells from {len({c.path.parent for c in cells})} runs; "
+        f"{ours} portbench cells from {len({c.path.parent for c in cells[:ours]})} runs"
+        + (f", {len(cells) - ours} study cells" if with_study else "")
+        + "; "
         + (f"not complete: {', '.join(failed)}; " if failed else "all complete; ")
         + f"{damaged} unreadable result lines"
     )
@@ -85,7 +153,22 @@ def build_report(runs: list[Path], out: Path, console: Console, full: bool = Fal
 
 
 def _report(args: argparse.Namespace) -> int:
-    build_report(args.runs, args.out or project_root() / "report", Console(), args.full)
+    build_report(
+        args.runs,
+        args.out or project_root() / "report",
+        Console(),
+        args.full,
+        args.study,
+        not args.no_study,
+    )
+    return 0
+
+
+def _import_study(args: argparse.Namespace) -> int:
+    if args.out.exists() and any(args.out.iterdir()):
+        raise ResultsError(f"{args.out} is not empty; name a new directory for the study's cells")
+    written = import_study(args.source or default_archive(), args.out)
+    Console().print(f"{len(written)} study cells in {args.out} (see NOT-IMPORTED.txt)")
     return 0
 
 

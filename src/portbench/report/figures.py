@@ -1,37 +1,63 @@
-"""Figures as PNG and SVG (matplotlib, no display): portability bars and, per accelerator
-pair, a log-log latency scatter (the study's Figures 1, 2 and the portability charts)."""
+"""Figures as PNG and SVG (matplotlib, no display), each drawn from a table or from the cells:
+
+- portability per cell (the study's outcome bars), failures by category per cell (Figure 6),
+  failure rate by frequency stratum (Figures 4, 5);
+- per accelerator pair: a log-log scatter of function latencies (Figure 2) and the sorted
+  ratios with the 10x line (Figure 3);
+- per framework and profile: latency densities per accelerator (Figure 1);
+- per hardware generation pair: the distribution of speed-ups (Figure 7).
+"""
 
 from __future__ import annotations
 
+import math
+from collections import Counter, defaultdict
 from pathlib import Path
+from typing import Any
 
+from .latency import case_latencies, latest_cells
+from .load import Cell
 from .tables import Table
 
 __all__ = ["write_figures"]
 
 COLORS = {"pass": "#4c9a2a", "partial": "#e0a100", "complete": "#c0392b", "untested": "#999999"}
+CATEGORY_COLORS = {
+    "type": "#1f77b4",
+    "not_implemented": "#ff7f0e",
+    "precision": "#2ca02c",
+    "memory": "#d62728",
+    "timeout": "#9467bd",
+    "crash": "#8c564b",
+    "fallback": "#e377c2",
+    "other": "#7f7f7f",
+}
 
 
-def _save(fig: object, out: Path, name: str) -> list[Path]:
-    import matplotlib.pyplot as plt
-
-    paths = []
-    for suffix in ("png", "svg"):
-        path = out / f"{name}.{suffix}"
-        fig.savefig(path, dpi=120, bbox_inches="tight")  # type: ignore[attr-defined]
-        paths.append(path)
-    plt.close(fig)  # type: ignore[arg-type]
-    return paths
-
-
-def portability_figure(table: Table, out: Path) -> list[Path]:
+def _plt() -> Any:
     import matplotlib
 
     matplotlib.use("Agg")
     import matplotlib.pyplot as plt
 
+    return plt
+
+
+def _save(fig: Any, out: Path, name: str) -> list[Path]:
+    paths = []
+    for suffix in ("png", "svg"):
+        path = out / f"{name}.{suffix}"
+        # A fixed SVG hash salt and no date keep two renders of one report byte-identical.
+        fig.savefig(path, dpi=100, bbox_inches="tight", metadata={"Date": None})
+        paths.append(path)
+    _plt().close(fig)
+    return paths
+
+
+def portability_figure(table: Table, out: Path) -> list[Path]:
+    plt = _plt()
     cells = [row[0] for row in table.rows]
-    fig, ax = plt.subplots(figsize=(8, 0.5 * len(cells) + 1.5))
+    fig, ax = plt.subplots(figsize=(8, 0.3 * len(cells) + 1.5))
     left = [0.0] * len(cells)
     for outcome in ("pass", "partial", "complete", "untested"):
         column = table.headers.index(outcome)
@@ -41,24 +67,75 @@ def portability_figure(table: Table, out: Path) -> list[Path]:
         left = [a + b for a, b in zip(left, share)]
     ax.set_xlabel("functions (%)")
     ax.set_xlim(0, 100)
-    ax.legend(loc="upper center", bbox_to_anchor=(0.5, -0.25), ncol=4, fontsize=8)
+    ax.tick_params(axis="y", labelsize=7)
+    ax.legend(loc="upper center", bbox_to_anchor=(0.5, -0.12), ncol=4, fontsize=8)
     ax.set_title("Portability per cell")
     return _save(fig, out, "portability")
 
 
-def latency_figure(table: Table, out: Path) -> list[Path]:
-    import matplotlib
+def failures_figure(cells: list[Cell], out: Path) -> list[Path]:
+    counts = {
+        c.cell_id: Counter(r.get("category") for r in c.records if r["outcome"] == "fail")
+        for c in latest_cells(cells)
+    }
+    counts = {k: v for k, v in counts.items() if v}
+    if not counts:
+        return []
+    plt = _plt()
+    names = sorted(counts)
+    fig, ax = plt.subplots(figsize=(8, 0.3 * len(names) + 1.5))
+    left = [0] * len(names)
+    for category, color in CATEGORY_COLORS.items():
+        values = [counts[n][category] for n in names]
+        if any(values):
+            ax.barh(names, values, left=left, color=color, label=category)
+            left = [a + b for a, b in zip(left, values)]
+    ax.set_xscale("symlog")
+    ax.set_xlabel("failed cases (symmetric log scale)")
+    ax.tick_params(axis="y", labelsize=7)
+    ax.legend(fontsize=7, ncol=4, loc="upper center", bbox_to_anchor=(0.5, -0.12))
+    ax.set_title("Failures by category (Figure 6)")
+    return _save(fig, out, "failures")
 
-    matplotlib.use("Agg")
-    import matplotlib.pyplot as plt
 
+def strata_figure(table: Table, out: Path) -> list[Path]:
+    rates: dict[str, dict[str, float]] = defaultdict(dict)
+    for cell, stratum, functions, failing, _ in table.rows:
+        if functions and stratum not in ("?", "all"):
+            rates[cell][stratum] = 100 * failing / functions
+    rates = {k: v for k, v in rates.items() if any(v.values())}
+    if not rates:
+        return []
+    plt = _plt()
+    order = ["top20", "1|2", *(str(i) for i in range(1, 11))]
+    fig, ax = plt.subplots(figsize=(8, 4))
+    for cell, by_stratum in sorted(rates.items()):
+        xs = [s for s in order if s in by_stratum]
+        ax.plot(xs, [by_stratum[s] for s in xs], marker="o", label=cell)
+    ax.set_xlabel("frequency stratum (top 20, deciles from rarest)")
+    ax.set_ylabel("functions failing (%)")
+    ax.legend(fontsize=6)
+    ax.set_title("Failure rate by frequency stratum (Figures 4, 5)")
+    return _save(fig, out, "strata")
+
+
+def _pair_points(table: Table) -> tuple[list[float], list[float]]:
     xs = [float(row[2]) for row in table.rows if row[2] and row[3]]
     ys = [float(row[3]) for row in table.rows if row[2] and row[3]]
-    fig, ax = plt.subplots(figsize=(5, 5))
-    ax.scatter(xs, ys, s=12)
+    return xs, ys
+
+
+def pair_figure(table: Table, out: Path) -> list[Path]:
+    """Left: log-log scatter of function latencies (Figure 2); right: the ratios sorted, with
+    the 10x line (Figure 3)."""
+    xs, ys = _pair_points(table)
+    ratios = sorted((float(row[4]) for row in table.rows if row[4]), reverse=True)
+    plt = _plt()
+    fig, (left, right) = plt.subplots(1, 2, figsize=(10, 4))
+    left.scatter(xs, ys, s=10)
     low, high = min(xs + ys), max(xs + ys)
-    ax.plot([low, high], [low, high], color="#888", linewidth=1, label="same latency")
-    ax.plot(
+    left.plot([low, high], [low, high], color="#888", linewidth=1, label="same latency")
+    left.plot(
         [low, high],
         [10 * low, 10 * high],
         color="#c0392b",
@@ -66,21 +143,107 @@ def latency_figure(table: Table, out: Path) -> list[Path]:
         linestyle="--",
         label="10x slower",
     )
-    ax.set_xscale("log")
-    ax.set_yscale("log")
-    ax.set_xlabel(table.headers[2])
-    ax.set_ylabel(table.headers[3])
-    ax.legend(fontsize=8)
-    ax.set_title(table.title, fontsize=9)
+    left.set_xscale("log")
+    left.set_yscale("log")
+    left.set_xlabel(table.headers[2], fontsize=8)
+    left.set_ylabel(table.headers[3], fontsize=8)
+    left.legend(fontsize=7)
+    right.bar(range(len(ratios)), ratios, color=["#c0392b" if r > 1 else "#4c9a2a" for r in ratios])
+    right.axhline(1, color="#444", linewidth=0.8)
+    right.axhline(10, color="#c0392b", linewidth=0.8, linestyle="--")
+    right.set_yscale("log")
+    right.set_xlabel("functions, sorted by ratio", fontsize=8)
+    right.set_ylabel(table.headers[4], fontsize=8)
+    fig.suptitle(table.title, fontsize=9)
     return _save(fig, out, table.name)
 
 
-def write_figures(tables: list[Table], out: Path) -> list[Path]:
+def density_figures(cells: list[Cell], out: Path) -> list[Path]:
+    """Per framework x profile, the distribution of function latencies per accelerator (log
+    scale), as a smoothed histogram: the study's Figure 1."""
+    groups: dict[tuple[str, str], list[Cell]] = defaultdict(list)
+    for cell in latest_cells(cells):
+        groups[(cell.framework, cell.profile)].append(cell)
+    written: list[Path] = []
+    for (framework, profile), group in sorted(groups.items()):
+        series = {}
+        for cell in group:
+            per_function = [
+                math.exp(sum(math.log(c.ms) for c in cases.values()) / len(cases))
+                for cases in case_latencies(cell).values()
+                if cases
+            ]
+            if len(per_function) >= 3:
+                series[cell.accelerator] = [math.log10(v) for v in per_function]
+        if not series:
+            continue
+        plt = _plt()
+        fig, ax = plt.subplots(figsize=(6, 3.5))
+        low = min(min(v) for v in series.values()) - 0.5
+        high = max(max(v) for v in series.values()) + 0.5
+        grid = [low + (high - low) * i / 200 for i in range(201)]
+        for accelerator, values in sorted(series.items()):
+            # Gaussian kernel, Silverman's bandwidth: no SciPy needed for a density.
+            n = len(values)
+            mean = sum(values) / n
+            sd = math.sqrt(sum((v - mean) ** 2 for v in values) / max(1, n - 1)) or 0.1
+            h = 1.06 * sd * n ** (-1 / 5)
+            density = [
+                sum(math.exp(-0.5 * ((x - v) / h) ** 2) for v in values)
+                / (n * h * math.sqrt(2 * math.pi))
+                for x in grid
+            ]
+            ax.plot([10**x for x in grid], density, label=f"{accelerator} ({n} functions)")
+        ax.set_xscale("log")
+        ax.set_xlabel("function latency (ms)")
+        ax.set_ylabel("density (per decade)")
+        ax.legend(fontsize=7)
+        ax.set_title(f"Latency density, {framework} ({profile}) (Figure 1)", fontsize=9)
+        written += _save(fig, out, f"density-{framework}-{profile}")
+    return written
+
+
+def generation_figure(tables: list[Table], generations: Table, out: Path) -> list[Path]:
+    pairs = {(r[0], r[1], r[2], r[3]) for r in generations.rows}
+    series = {}
+    for table in tables:
+        for framework, profile, older, newer in pairs:
+            if table.name == f"latency-{framework}-{profile}-{older}-vs-{newer}":
+                # speed-up of the newer: older latency / newer latency
+                series[f"{framework} {older}->{newer}"] = [
+                    1 / float(r[4]) for r in table.rows if r[4]
+                ]
+    if not series:
+        return []
+    plt = _plt()
+    fig, ax = plt.subplots(figsize=(6, 3.5))
+    for label, speedups in sorted(series.items()):
+        ax.hist([math.log2(s) for s in speedups], bins=30, alpha=0.5, label=label)
+    ax.axvline(math.log2(1.5), color="#c0392b", linestyle="--", linewidth=1, label="1.5x faster")
+    ax.set_xlabel("log2 speed-up of the newer generation")
+    ax.set_ylabel("functions")
+    ax.legend(fontsize=7)
+    ax.set_title("Hardware generations (Figure 7)", fontsize=9)
+    return _save(fig, out, "generations")
+
+
+def write_figures(tables: list[Table], cells: list[Cell], out: Path) -> list[Path]:
     out.mkdir(parents=True, exist_ok=True)
     written: list[Path] = []
+    by_name = {t.name: t for t in tables}
+    if by_name.get("portability") and by_name["portability"].rows:
+        written += portability_figure(by_name["portability"], out)
+    written += failures_figure(cells, out)
+    if "strata" in by_name:
+        written += strata_figure(by_name["strata"], out)
+    written += density_figures(cells, out)
     for table in tables:
-        if table.name == "portability" and table.rows:
-            written += portability_figure(table, out)
-        elif table.name.startswith("latency-") and len(table.rows) >= 2:
-            written += latency_figure(table, out)
+        if (
+            table.name.startswith("latency-")
+            and table.name != "latency-summary"
+            and len(table.rows) >= 2
+        ):
+            written += pair_figure(table, out)
+    if "generations" in by_name:
+        written += generation_figure(tables, by_name["generations"], out)
     return written

@@ -3,6 +3,7 @@ static index.html that works opened from disk (no server, no network)."""
 
 from __future__ import annotations
 
+import base64
 import csv
 import html
 import json
@@ -73,46 +74,77 @@ def write_files(table: Table, out: Path) -> list[Path]:
     return paths
 
 
+def _html_table(table: Table) -> list[str]:
+    parts = [f"<h2 id='{html.escape(table.name)}'>{html.escape(table.title)}</h2>"]
+    if table.note:
+        parts.append(f"<p class='note'>{html.escape(table.note)}</p>")
+    body = ["<table><tr>", *(f"<th>{html.escape(h)}</th>" for h in table.headers), "</tr>"]
+    for row in table.rows:
+        body.append("<tr>" + "".join(f"<td>{html.escape(_cell(v))}</td>" for v in row) + "</tr>")
+    body.append("</table>")
+    if len(table.rows) > 25:
+        # Long tables fold; every row is still in the page (and in tables/<name>.csv).
+        parts.append(f"<details><summary>{len(table.rows)} rows</summary>")
+        parts.extend(body)
+        parts.append("</details>")
+    else:
+        parts.extend(body)
+    return parts
+
+
 def write_html(
     tables: list[Table], out: Path, summary: str, figures: list[Path] | None = None
 ) -> Path:
+    """One self-contained page: figures embedded as data URIs, tables inline, no script and
+    nothing fetched, so it works opened from disk and archived as one file."""
     parts = [
         "<!doctype html><html><head><meta charset='utf-8'><title>portbench report</title>",
-        "<style>body{font-family:sans-serif;margin:2em;max-width:1400px}table{border-collapse:collapse;margin:1em 0}"
-        "td,th{border:1px solid #ccc;padding:3px 8px;font-size:13px}th{background:#f0f0f0}caption{text-align:left;font-weight:bold}"
-        "p.note{color:#555}</style></head><body>",
+        "<style>body{font-family:sans-serif;margin:2em;max-width:1400px}"
+        "table{border-collapse:collapse;margin:0.5em 0 1.5em}"
+        "td,th{border:1px solid #ccc;padding:3px 8px;font-size:13px}th{background:#f0f0f0}"
+        "p.note{color:#555}figure{display:inline-block;margin:0.5em;vertical-align:top}"
+        "figure img{max-width:640px}figcaption{font-size:12px;color:#555}"
+        "nav a{margin-right:1em;font-size:13px}</style></head><body>",
         "<h1>portbench report</h1>",
         f"<p>{html.escape(summary)}</p>",
-    ]
-    # SVG inline: the page works opened from disk, with no server and nothing to fetch.
-    for figure in figures or []:
-        svg = figure.read_text(encoding="utf-8")
-        parts.append(f"<figure>{svg[svg.find('<svg') :]}</figure>")
-    for table in tables:
-        parts.append(
-            f"<h2 id='{html.escape(table.name)}'>{html.escape(table.title)}</h2><table><tr>"
+        "<nav>"
+        + "".join(
+            f"<a href='#{html.escape(t.name)}'>{html.escape(t.name)}</a>" for t in tables if t.rows
         )
-        parts.extend(f"<th>{html.escape(h)}</th>" for h in table.headers)
-        parts.append("</tr>")
-        for row in table.rows:
-            parts.append(
-                "<tr>" + "".join(f"<td>{html.escape(_cell(v))}</td>" for v in row) + "</tr>"
-            )
-        parts.append("</table>")
-        if table.note:
-            parts.append(f"<p class='note'>{html.escape(table.note)}</p>")
+        + "</nav>",
+        "<h2 id='figures'>Figures</h2>",
+    ]
+    for figure in figures or []:
+        png = figure.with_suffix(".png")
+        data = base64.b64encode(png.read_bytes()).decode("ascii")
+        parts.append(
+            f"<figure><img alt='{html.escape(png.stem)}' src='data:image/png;base64,{data}'>"
+            f"<figcaption>{html.escape(png.stem)} (figures/{html.escape(png.stem)}.svg)"
+            "</figcaption></figure>"
+        )
+    for table in tables:
+        if table.rows:
+            parts.extend(_html_table(table))
     parts.append("</body></html>")
     path = out / "index.html"
     path.write_text("\n".join(parts), encoding="utf-8")
     return path
 
 
-SUMMARY_TABLES = ("portability", "failures", "published")
+SUMMARY_TABLES = (
+    "portability",
+    "published-outcomes",
+    "failures",
+    "latency-summary",
+    "published-latency",
+    "generations",
+)
 
 
 def print_tables(tables: list[Table], console: Console, full: bool) -> None:
-    """The short summary (portability, failures, the study beside us, latency pairs), or all."""
+    """The short summary (portability, the study beside us, failures, latency across
+    accelerators and generations, first rows only), or every table in full."""
     for table in tables:
-        wanted = full or table.name in SUMMARY_TABLES or table.name.startswith("latency-")
+        wanted = full or table.name in SUMMARY_TABLES
         if wanted and (table.rows or table.name == "portability"):
             console.print(to_rich(table, None if full else 12))

@@ -2,26 +2,14 @@
 
 from __future__ import annotations
 
-import csv
-import itertools
-import statistics
 from collections import Counter, defaultdict
 from dataclasses import dataclass, field
 from typing import Any
 
 from ..outcomes import FUNCTION_OUTCOMES, function_outcomes
-from ..paths import project_root
 from .load import Cell
 
-__all__ = [
-    "Table",
-    "curation",
-    "failures",
-    "latency_pairs",
-    "portability",
-    "provenance",
-    "published",
-]
+__all__ = ["Table", "curation", "failures", "portability", "provenance", "strata"]
 
 
 @dataclass(frozen=True)
@@ -130,6 +118,8 @@ def curation(cells: list[Cell]) -> Table:
         ["cell", "case", "outcome", "message"],
     )
     for cell in cells:
+        if cell.profile == "study":
+            continue  # the study's own failures are its data, not cases to curate
         for r in cell.records:
             if r["outcome"] == "error" or (r["outcome"] == "fail" and r.get("category") == "other"):
                 message = (
@@ -141,147 +131,8 @@ def curation(cells: list[Cell]) -> Table:
     return table
 
 
-def _passed_latency(cell: Cell) -> dict[tuple[str, str | None], dict[str, float]]:
-    per_case = {}
-    for r in cell.records:
-        warm = (r.get("timing") or {}).get("warm")
-        if r["outcome"] == "pass" and warm:
-            per_case[r["case"]] = (
-                r["function"],
-                r.get("study_test_file"),
-                warm["median_ms"],
-                (r["timing"] or {}).get("cold_ms"),
-            )
-    grouped: dict[tuple[str, str | None], dict[str, float]] = defaultdict(dict)
-    for case, (fn, test_file, warm_ms, _) in per_case.items():
-        grouped[(fn, test_file)][case] = warm_ms
-    return grouped
-
-
-def latency_pairs(cells: list[Cell]) -> list[Table]:
-    """Tables 5-7 / Figure 3: per function, warm latency on two accelerators and the ratio,
-    over cases that passed on both sides; the share faster on each side, share > 10x slower."""
-    tables = []
-    by_group: dict[tuple[str, str], list[Cell]] = defaultdict(list)
-    for cell in cells:
-        if cell.status != "failed":
-            by_group[(cell.framework, cell.profile)].append(cell)
-    for (framework, profile), group in sorted(by_group.items()):
-        for a, b in itertools.combinations(sorted(group, key=lambda c: c.accelerator), 2):
-            if a.accelerator == b.accelerator:
-                continue
-            la, lb = _passed_latency(a), _passed_latency(b)
-            rows: list[list[Any]] = []
-            ratios: list[float] = []
-            for key in sorted(set(la) & set(lb)):
-                shared = sorted(set(la[key]) & set(lb[key]))
-                if not shared:
-                    continue
-                ms_a = statistics.median(la[key][c] for c in shared)
-                ms_b = statistics.median(lb[key][c] for c in shared)
-                ratio = ms_b / ms_a if ms_a else None
-                if ratio:
-                    ratios.append(ratio)
-                rows.append(
-                    [
-                        key[0],
-                        len(shared),
-                        round(ms_a, 4),
-                        round(ms_b, 4),
-                        round(ratio, 3) if ratio else None,
-                    ]
-                )
-            rows.sort(key=lambda r: -float(r[4] or 0))
-            note = ""
-            if ratios:
-                slower = sum(1 for x in ratios if x > 1) / len(ratios)
-                note = f"{b.accelerator} slower on {slower:.0%} of functions, faster on {1 - slower:.0%}; more than 10x slower on {sum(1 for x in ratios if x > 10) / len(ratios):.0%}; geometric mean ratio {statistics.geometric_mean(ratios):.3g}"
-            tables.append(
-                Table(
-                    f"latency-{framework}-{profile}-{a.accelerator}-vs-{b.accelerator}",
-                    f"Warm latency, {framework} ({profile}): {a.accelerator} vs {b.accelerator}",
-                    [
-                        "function",
-                        "cases",
-                        f"{a.accelerator} ms",
-                        f"{b.accelerator} ms",
-                        f"{b.accelerator}/{a.accelerator}",
-                    ],
-                    rows,
-                    note,
-                )
-            )
-    return tables
-
-
-def published(cells: list[Cell]) -> Table:
-    """The study's Table 8 (function counts on GPU and TPU) beside reproduced cells of the same kind."""
-    path = project_root() / "paper" / "published_tables.csv"
-    table = Table(
-        "published",
-        "The study's Table 8 beside the reproduction",
-        [
-            "framework",
-            "device",
-            "study success",
-            "study partial",
-            "study complete",
-            "study n",
-            "cell",
-            "success",
-            "partial",
-            "complete",
-            "n",
-        ],
-    )
-    with open(path, newline="", encoding="utf-8") as handle:
-        study = [r for r in csv.DictReader(handle) if r["table"] == "Table 8"]
-    kinds = {"gpu": "cuda", "tpu": "tpu"}
-    for row in study:
-        matching = [
-            c
-            for c in cells
-            if c.framework == row["framework"]
-            and c.accelerator.split("-")[0] == row["device"]
-            and c.status != "failed"
-        ]
-        if not matching:
-            table.rows.append(
-                [
-                    row["framework"],
-                    row["device"],
-                    row["success"],
-                    row["partial_failure"],
-                    row["complete_failure"],
-                    row["denominator"],
-                    f"no {kinds[row['device']]} cell",
-                    "",
-                    "",
-                    "",
-                    "",
-                ]
-            )
-        for cell in matching:
-            counts = Counter(_function_outcomes(cell).values())
-            table.rows.append(
-                [
-                    row["framework"],
-                    row["device"],
-                    row["success"],
-                    row["partial_failure"],
-                    row["complete_failure"],
-                    row["denominator"],
-                    cell.cell_id,
-                    counts["pass"],
-                    counts["partial"],
-                    counts["complete"],
-                    sum(counts.values()),
-                ]
-            )
-    return table
-
-
 def provenance(cells: list[Cell]) -> Table:
+    """Where every cell's numbers come from; a failed or incomplete cell is listed as such."""
     table = Table(
         "provenance",
         "Provenance per cell",
@@ -289,7 +140,7 @@ def provenance(cells: list[Cell]) -> Table:
             "cell",
             "status",
             "backend",
-            "image",
+            "image / source",
             "framework version",
             "device",
             "driver",
@@ -302,19 +153,26 @@ def provenance(cells: list[Cell]) -> Table:
     )
     for cell in cells:
         env = cell.env or {}
-        image = (env.get("image") or {}).get("tag") if env.get("image") else ""
         device = env.get("device") or {}
+        study = env.get("study") or {}
+        if study:
+            source = (
+                f"{study.get('repository')}@{str(study.get('commit'))[:7]}: {study.get('runs')} "
+                f"timing runs; report: {study.get('report') or study.get('report_note')}"
+            )
+        else:
+            source = (env.get("image") or {}).get("tag") or ""
         table.rows.append(
             [
                 cell.cell_id,
                 cell.status,
                 cell.backend,
-                image or "",
+                source,
                 env.get("framework_version", "?"),
                 cell.device_name,
                 device.get("driver_version") or "",
                 (env.get("python") or {}).get("version", "?"),
-                env.get("started_at", "?"),
+                env.get("started_at") or "",
                 len(cell.records),
                 cell.unreadable_lines,
                 str(cell.path),

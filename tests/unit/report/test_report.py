@@ -14,7 +14,8 @@ from rich.console import Console
 
 from portbench.report.commands import build_report
 from portbench.report.load import load_runs
-from portbench.report.tables import portability, published
+from portbench.report.published import published_outcomes
+from portbench.report.tables import portability
 
 REFERENCE = ROOT / "results" / "reference" / "20261122-h100-host"
 
@@ -62,10 +63,12 @@ def test_portability_matches_an_independent_count() -> None:
 
 
 def test_published_numbers_stand_beside_the_reproduction() -> None:
-    table = published(load_runs([REFERENCE]))
-    torch_gpu = [r for r in table.rows if r[0] == "torch" and r[1] == "gpu"]
-    assert torch_gpu and torch_gpu[0][2] == "58" and torch_gpu[0][6] == "torch/gpu-h100/host"
-    assert any(r[6] == "no tpu cell" for r in table.rows)
+    table = published_outcomes(load_runs([REFERENCE]))
+    torch_gpu = [r for r in table.rows if r[:3] == ["Table 8", "torch", "gpu"]]
+    assert torch_gpu and torch_gpu[0][3] == "58/2/3" and torch_gpu[0][4] == "torch/gpu-h100/host"
+    # No TPU cell among these runs: the printed row stays, marked as having no cell.
+    jax_tpu = next(r for r in table.rows if r[:3] == ["Table 8", "jax", "tpu"])
+    assert jax_tpu[:5] == ["Table 8", "jax", "tpu", "61/0/2", "none"]
 
 
 def test_report_over_damaged_runs_completes_and_says_what_is_missing(tmp_path: Path) -> None:
@@ -89,11 +92,14 @@ def test_report_over_damaged_runs_completes_and_says_what_is_missing(tmp_path: P
     )
     out = io.StringIO()
     written = build_report(
-        [run], tmp_path / "report", Console(file=out, width=200, color_system=None)
+        [run],
+        tmp_path / "report",
+        Console(file=out, width=200, color_system=None),
+        with_study=False,
     )
     text = out.getvalue()
     assert "1 unreadable result lines" in text
-    assert "not complete: jax/gpu-h100/host" in text  # the planned cell that ran nothing
+    assert "jax/gpu-h100/host (failed)" in text  # the planned cell that ran nothing
     assert (tmp_path / "report" / "index.html").exists()
     names = {p.name for p in written}
     assert {
