@@ -151,3 +151,10 @@ def test_versions_count_what_became_portable_and_what_broke() -> None:
         )
         assert f"became portable: {became}" in table.note
         assert f"broke: {broke}" in table.note
+
+
+def test_the_studys_own_data_gives_its_headline_share(study: list[Cell]) -> None:
+    # The paper: 81.4% of PyTorch functions are more than 10x slower on TPU than on GPU.
+    _, summary = latency_tables(study)
+    row = next(r for r in summary.rows if r[:4] == ["torch", "study", "gpu-t4", "tpu-v3"])
+    assert row[7] == "81.4%"
