@@ -380,6 +380,8 @@ def version_tables(cells: list[Cell]) -> list[Table]:
                         change = "became portable"
                     elif was == "pass" and now in ("partial", "complete"):
                         change = "broke"
+                    elif now == "untested" and was != "untested":
+                        change = "no longer testable"
                     elif was != now:
                         change = "changed"
                     ratio = speed.get(key)
