@@ -210,3 +210,25 @@ def test_a_folder_that_is_not_the_study_is_one_sentence(tmp_path: Path) -> None:
         import_study(tmp_path, tmp_path / "out")
     with pytest.raises(ResultsError, match="does not exist"):
         import_study(tmp_path / "missing", tmp_path / "out")
+
+
+def test_report_and_import_refuse_bad_input_in_one_sentence(tmp_path: Path) -> None:
+    import subprocess
+    import sys
+
+    def run(*args: str) -> subprocess.CompletedProcess[str]:
+        return subprocess.run(
+            [sys.executable, "-m", "portbench.cli", *args],
+            check=False,
+            capture_output=True,
+            text=True,
+        )
+
+    missing = run("report", str(tmp_path / "nothing"), "--out", str(tmp_path / "r"))
+    assert missing.returncode != 0 and "Traceback" not in missing.stderr
+    assert missing.stderr.strip().count("\n") == 0 and "does not exist" in missing.stderr
+    (tmp_path / "full").mkdir()
+    (tmp_path / "full" / "x").write_text("")
+    busy = run("import-study", "--out", str(tmp_path / "full"))
+    assert busy.returncode != 0 and "is not empty" in busy.stderr
+    assert not (tmp_path / "full" / "NOT-IMPORTED.txt").exists()
