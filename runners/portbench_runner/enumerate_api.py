@@ -43,7 +43,7 @@ import time
 import types
 import warnings
 from collections import Counter, deque
-from typing import Any, Deque, Dict, List, Optional, Tuple
+from typing import Any, Deque, Dict, List, Optional, Set, Tuple
 
 SCHEMA = 1
 
@@ -156,6 +156,7 @@ class _Walk:
         self.kinds: Dict[int, str] = {}
         self.skipped: Counter[str] = Counter()
         self.modules_walked = 0
+        self.imported_dirs: Set[str] = set()
         self.import_submodules = False
 
     def _add(self, obj: Any, path: str, kind: str) -> None:
@@ -203,7 +204,13 @@ class _Walk:
         import importlib
         import pkgutil
 
-        for info in pkgutil.iter_modules(getattr(package, "__path__", None) or []):
+        # Each directory's submodules are imported once. Keras's generated API trees are
+        # packages whose __path__ points back into their own tree (keras._tf_keras.keras is
+        # keras/api/_v2 again), so importing by package would create new module objects
+        # forever: TensorFlow 2.20 with --import-submodules never finished before this.
+        fresh = [d for d in getattr(package, "__path__", None) or [] if d not in self.imported_dirs]
+        self.imported_dirs.update(fresh)
+        for info in pkgutil.iter_modules(fresh):
             if info.name.startswith("_") or info.name in NOT_IMPORTED:
                 continue
             name = "%s.%s" % (package.__name__, info.name)

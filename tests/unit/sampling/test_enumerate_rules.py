@@ -71,6 +71,14 @@ FAKE = {
         def lonely():
             return None
         """,
+    # A package whose subpackage points its __path__ back at its parent's folder, as Keras's
+    # generated API trees do: importing by package would recurse forever.
+    "fakefw/mirror/__init__.py": """
+        DEPTH = 0
+        """,
+    "fakefw/mirror/again/__init__.py": """
+        __path__ = [__file__.rsplit("/", 2)[0]]
+        """,
     "fakefw/tests/__init__.py": """
         raise RuntimeError("test suites are never imported")
         """,
@@ -100,6 +108,7 @@ def _enumerate(fake_root: Path, out: Path, *extra: str) -> subprocess.CompletedP
         capture_output=True,
         text=True,
         check=False,
+        timeout=120,  # a walk that never ends fails here instead of hanging the suite
     )
 
 
@@ -164,7 +173,10 @@ def test_import_submodules_finds_modules_import_does_not_load(
     assert _enumerate(fake_root, plain).returncode == 0
     assert _enumerate(fake_root, imported, "--import-submodules").returncode == 0
     assert set(_names(imported)) - set(_names(plain)) == {"fakefw.extra.lonely"}
-    assert "submodule_import_failed" not in json.loads(imported.read_text())["skipped"]
+    doc = json.loads(imported.read_text())
+    assert "submodule_import_failed" not in doc["skipped"]
+    # The self-referential package was imported once, not followed down forever.
+    assert doc["modules_walked"] < 12
 
 
 def test_existing_output_is_never_overwritten(fake_root: Path, tmp_path: Path) -> None:
