@@ -34,6 +34,7 @@ __all__ = [
 
 FRAMEWORKS = ("torch", "tensorflow", "jax")
 MANIFEST_SCHEMA = 1
+TOP_LEVEL = {"schema", "framework", "function", "provenance"}
 STRATA = ("top20", "1", "2", "3", "4", "5", "6", "7", "8", "9", "10", "1|2")
 CASE_NAME = re.compile(r"^[A-Za-z0-9][A-Za-z0-9_.\-]*$")
 _FIELDS: dict[str, type | tuple[type, ...]] = {
@@ -84,6 +85,9 @@ class Manifest:
     framework: str
     root: Path
     functions: tuple[FunctionEntry, ...]
+    provenance: dict[str, Any] = field(default_factory=dict)
+    """Where the sample came from (``portbench sample`` writes it: corpus, its hash, seed,
+    enumeration file, replacements); kept as written."""
 
     def case_ids(self) -> list[str]:
         return [f.case_id(c) for f in self.functions for c in f.cases]
@@ -138,9 +142,10 @@ def _check_entry(raw: Any, where: str) -> dict[str, Any]:
             raise ManifestError(f"{where}: unknown key '{key}' (allowed: {', '.join(_FIELDS)})")
         if not isinstance(value, _FIELDS[key]):
             raise ManifestError(f"{where}: '{key}' has the wrong type ({type(value).__name__})")
-    if raw["stratum"] not in STRATA:
+    # `portbench sample --top K` writes "top<K>"; the study's sample is top20.
+    if raw["stratum"] not in STRATA and not re.fullmatch(r"top[1-9][0-9]*", raw["stratum"]):
         raise ManifestError(
-            f"{where}: unknown stratum {raw['stratum']!r} (allowed: {', '.join(STRATA)})"
+            f"{where}: unknown stratum {raw['stratum']!r} (allowed: top<K>, {', '.join(STRATA[1:])})"
         )
     return raw
 
@@ -163,6 +168,15 @@ def load_manifest(framework: str, root: Path | None = None) -> Manifest:
         raise ManifestError(
             f"{path}: 'schema' must be {MANIFEST_SCHEMA}, found {data.get('schema')!r}"
         )
+    unknown = sorted(set(data) - TOP_LEVEL)
+    if unknown:
+        raise ManifestError(
+            f"{path}: unknown top-level key(s) {', '.join(unknown)} "
+            f"(allowed: {', '.join(sorted(TOP_LEVEL))})"
+        )
+    provenance = data.get("provenance", {})
+    if not isinstance(provenance, dict):
+        raise ManifestError(f"{path}: 'provenance' must be a table ([provenance])")
     if data.get("framework") != framework:
         raise ManifestError(
             f"{path}: 'framework' must be {framework!r}, found {data.get('framework')!r}"
@@ -206,4 +220,6 @@ def load_manifest(framework: str, root: Path | None = None) -> Manifest:
         entries.append(entry)
     if not entries:
         raise ManifestError(f"{path}: lists no [[function]]")
-    return Manifest(framework=framework, root=folder, functions=tuple(entries))
+    return Manifest(
+        framework=framework, root=folder, functions=tuple(entries), provenance=provenance
+    )

@@ -12,7 +12,8 @@ import pytest
 import tomllib
 
 from portbench.cli import main
-from portbench.errors import UsageError
+from portbench.errors import ManifestError, UsageError
+from portbench.manifest import load_manifest
 from portbench.sampling.corpus import open_corpus
 
 FILES = {
@@ -107,6 +108,36 @@ def test_sample_writes_a_parseable_skeleton_with_provenance(
     assert provenance["enumeration_file"] == str(enumeration)
     assert provenance["framework_version"] == "9.9"
     assert main([*args, "--out", str(out)]) == 2  # never overwritten
+    _curated_skeleton_loads_with_its_provenance(out, tmp_path, provenance)
+
+
+def _curated_skeleton_loads_with_its_provenance(
+    skeleton: Path, tmp_path: Path, provenance: dict[str, object]
+) -> None:
+    """What a curator does next: give each entry its test file and case file; the manifest
+    loader then takes the skeleton as it is, [provenance] included."""
+    folder = tmp_path / "manifests" / "torch"
+    (folder / "cases").mkdir(parents=True)
+    text = skeleton.read_text()
+    for i, name in enumerate(("linear", "cat")):
+        (folder / "cases" / f"{name}.py").write_text(
+            f"from portbench_runner.api import case\n\n@case('c{i}')\ndef c(ctx):\n    pass\n"
+        )
+    curated = text.replace(
+        'function = "torch.nn.Linear"',
+        'function = "torch.nn.Linear"\nstudy_test_file = "linear_test.py"\n'
+        'case_file = "cases/linear.py"',
+    ).replace(
+        'function = "torch.cat"',
+        'function = "torch.cat"\nstudy_test_file = "cat_test.py"\ncase_file = "cases/cat.py"',
+    )
+    (folder / "manifest.toml").write_text(curated)
+    manifest = load_manifest("torch", tmp_path / "manifests")
+    assert [f.function for f in manifest.functions] == ["torch.nn.Linear", "torch.cat"]
+    assert manifest.provenance == provenance
+    (folder / "manifest.toml").write_text("extra = 1\n" + curated)
+    with pytest.raises(ManifestError, match="unknown top-level key"):
+        load_manifest("torch", tmp_path / "manifests")
 
 
 def test_sample_records_replacements(tmp_path: Path) -> None:
