@@ -5,10 +5,9 @@ from __future__ import annotations
 import glob
 import shutil
 import subprocess
+import tomllib
 from dataclasses import dataclass, field
 from typing import Any
-
-import tomllib
 
 from .errors import AcceleratorMissing, UsageError
 from .paths import images_dir

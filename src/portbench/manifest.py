@@ -13,11 +13,10 @@ from __future__ import annotations
 import ast
 import hashlib
 import re
+import tomllib
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
-
-import tomllib
 
 from .errors import ManifestError, UsageError
 from .paths import manifests_dir

@@ -8,10 +8,9 @@ and/or a message regex to a category. The first match wins; unmatched failures a
 from __future__ import annotations
 
 import re
+import tomllib
 from pathlib import Path
 from typing import Any
-
-import tomllib
 
 from .errors import ManifestError
 from .paths import manifests_dir

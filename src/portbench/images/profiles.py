@@ -2,9 +2,8 @@
 
 from __future__ import annotations
 
-from dataclasses import dataclass
-
 import tomllib
+from dataclasses import dataclass
 
 from ..errors import UsageError
 from ..paths import images_dir

@@ -5,11 +5,11 @@ from __future__ import annotations
 import json
 import sys
 import tarfile
+import tomllib
 import zipfile
 from pathlib import Path
 
 import pytest
-import tomllib
 
 from portbench.cli import main
 from portbench.errors import ManifestError, UsageError
