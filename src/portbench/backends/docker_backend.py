@@ -118,8 +118,22 @@ class DockerBackend:
             else:
                 path.chmod(0o777 if path.is_dir() else 0o666)
 
+    def run_tool(self, prepared: PreparedEnvironment, args: list[str], run_dir: Path) -> int:
+        """Run ``python -m portbench_runner ARGS`` in the cell's container, with ``run_dir``
+        writable at /portbench/run and the same sandbox as a cell (``portbench enumerate``)."""
+        assert prepared.image is not None
+        (run_dir / "logs").mkdir(parents=True, exist_ok=True)
+        self._own_run_dir(run_dir)
+        command = ["python3", "-m", "portbench_runner", *args]
+        return self._run_container(prepared.image["tag"], {}, run_dir, 3600, command)
+
     def _run_container(
-        self, tag: str, accelerator_container: dict[str, Any], run_dir: Path, budget_s: float
+        self,
+        tag: str,
+        accelerator_container: dict[str, Any],
+        run_dir: Path,
+        budget_s: float,
+        command: list[str] | None = None,
     ) -> int:
         from docker.errors import APIError, NotFound
 
@@ -142,7 +156,7 @@ class DockerBackend:
             str(manifests_dir()): {"bind": f"{MOUNT}/manifests", "mode": "ro"},
             str(run_dir.resolve()): {"bind": f"{MOUNT}/run", "mode": "rw"},
         }
-        command = [
+        command = command or [
             "python3",
             "-m",
             "portbench_runner",

@@ -27,7 +27,13 @@ def register(subparsers: Any) -> None:
     enum = subparsers.add_parser("enumerate", help="list a framework's public API, in its cell")
     enum.add_argument("--framework", required=True)
     enum.add_argument("--profile", default=DEFAULT_PROFILE)
-    enum.add_argument("--python", help="the cell's interpreter (default: this one)")
+    enum.add_argument("--python", help="run the walker with this interpreter instead of the cell's")
+    enum.add_argument(
+        "--backend",
+        default="auto",
+        help="auto or one of docker, venv (the cell of --profile, as `bench` runs it)",
+    )
+    enum.add_argument("--base", help="docker: base image (as for `bench`)")
     enum.add_argument("--members", action="store_true", help="also list public methods")
     enum.add_argument(
         "--import-submodules",
@@ -69,6 +75,8 @@ def _enumerate(args: argparse.Namespace) -> int:
         args.python,
         members=args.members,
         import_submodules=args.import_submodules,
+        backend=args.backend,
+        base=args.base,
     )
     enumeration = load_enumeration(out)
     kinds: dict[str, int] = {}

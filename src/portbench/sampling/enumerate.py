@@ -5,11 +5,15 @@ from __future__ import annotations
 import hashlib
 import json
 import os
+import shutil
 import subprocess
 import sys
+import tempfile
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
+
+from rich.console import Console
 
 from ..errors import CellFailed, ResultsError, UsageError
 from ..paths import runners_dir
@@ -51,37 +55,31 @@ class Enumeration:
 
 
 def cell_python(framework: str, profile: str, python: str | None) -> str:
-    """The interpreter of the (framework, profile) cell that the walker runs with.
-
-    LEAD: wire this to the venv/docker backends (prepare the cell, return its Python, or run
-    the command in the container). Until then ``--python PATH`` names it; the default is
-    the interpreter running portbench.
-    """
-    del framework, profile  # used once the backends are wired in
+    """The interpreter the walker runs with when no backend is involved: ``--python`` or,
+    for the host profile, this one."""
+    del framework, profile
     return python or sys.executable
 
 
-def run_enumeration(
-    framework: str,
-    profile: str,
-    out: Path,
-    python: str | None = None,
-    members: bool = False,
-    import_submodules: bool = False,
-) -> Path:
-    """Run ``python -m portbench_runner enumerate`` in the cell's interpreter; return ``out``."""
-    if out.exists():
-        raise UsageError(f"{out} exists; choose a new --out file (nothing is overwritten)")
-    interpreter = cell_python(framework, profile, python)
-    command = [interpreter, "-m", "portbench_runner", "enumerate", "--framework", framework]
-    command += ["--out", str(out)] + (["--members"] if members else [])
-    command += ["--import-submodules"] if import_submodules else []
+def _walker_args(framework: str, out: str, members: bool, import_submodules: bool) -> list[str]:
+    args = ["enumerate", "--framework", framework, "--out", out]
+    args += ["--members"] if members else []
+    return args + (["--import-submodules"] if import_submodules else [])
+
+
+def _run_interpreter(interpreter: str, framework: str, args: list[str]) -> None:
     env = dict(os.environ)
     env["PYTHONPATH"] = os.pathsep.join(
         [str(runners_dir()), *filter(None, [env.get("PYTHONPATH")])]
     )
     try:
-        done = subprocess.run(command, env=env, capture_output=True, text=True, check=False)
+        done = subprocess.run(
+            [interpreter, "-m", "portbench_runner", *args],
+            env=env,
+            capture_output=True,
+            text=True,
+            check=False,
+        )
     except OSError as exc:
         raise UsageError(
             f"cannot run {interpreter} ({exc.strerror}); pass a working --python"
@@ -93,6 +91,62 @@ def run_enumeration(
             exit_status=done.returncode,
             stderr_tail=done.stderr[-4000:],
         )
+
+
+def run_enumeration(
+    framework: str,
+    profile: str,
+    out: Path,
+    python: str | None = None,
+    members: bool = False,
+    import_submodules: bool = False,
+    backend: str = "auto",
+    console: Console | None = None,
+    base: str | None = None,
+) -> Path:
+    """Run the walker (``python -m portbench_runner enumerate``) in the cell of
+    (framework, profile): its venv or container, as ``bench`` would pick it (``--backend``),
+    or the interpreter given by ``--python`` / the host profile's. Returns ``out``."""
+    if out.exists():
+        raise UsageError(f"{out} exists; choose a new --out file (nothing is overwritten)")
+    if python is not None or profile == "host":
+        interpreter = cell_python(framework, profile, python)
+        _run_interpreter(
+            interpreter, framework, _walker_args(framework, str(out), members, import_submodules)
+        )
+        return out
+    from ..cellrun import BuildOptions, choose_backend
+
+    console = console or Console(stderr=True)
+    chosen = choose_backend(backend, profile, console, build=BuildOptions(base=base))
+    # The public API does not depend on the accelerator: the CPU image of the profile.
+    prepared = chosen.prepare(framework, "cpu", profile)
+    if prepared.python is not None:
+        args = _walker_args(framework, str(out.resolve()), members, import_submodules)
+        _run_interpreter(prepared.python, framework, args)
+        return out
+    run_tool = getattr(chosen, "run_tool", None)
+    if run_tool is None:
+        raise UsageError(f"the {chosen.name} backend cannot run the walker; use --backend venv")
+    with tempfile.TemporaryDirectory(prefix="portbench-enumerate-") as folder:
+        work = Path(folder)
+        args = _walker_args(
+            framework, "/portbench/run/enumeration.json", members, import_submodules
+        )
+        status = run_tool(prepared, args, work)
+        produced = work / "enumeration.json"
+        if status != 0 or not produced.exists():
+            log = work / "logs" / "container.log"
+            tail = (
+                (log.read_text(errors="replace").strip().splitlines() or ["(no output)"])[-1]
+                if log.exists()
+                else "(no log)"
+            )
+            raise CellFailed(
+                f"enumerating {framework} in {prepared.description} failed: {tail}",
+                exit_status=status,
+            )
+        shutil.copyfile(produced, out)
     return out
 
 
