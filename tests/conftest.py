@@ -158,3 +158,12 @@ def jax_cpu_bench(*extra: str) -> list[str]:
         "cpu",
         *extra,
     ]
+
+
+def default_sigint() -> None:
+    """Popen ``preexec_fn``: a child started from a background shell job inherits SIGINT
+    ignored, and Python then never raises KeyboardInterrupt, so a Ctrl-C test would see the
+    run finish instead. Tests that send SIGINT give their child the default disposition."""
+    import signal
+
+    signal.signal(signal.SIGINT, signal.SIG_DFL)

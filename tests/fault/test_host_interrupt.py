@@ -8,7 +8,7 @@ import subprocess
 from pathlib import Path
 
 import pytest
-from conftest import ROOT, jax_cpu_bench, read_jsonl, validate, wait_for_records
+from conftest import ROOT, default_sigint, jax_cpu_bench, read_jsonl, validate, wait_for_records
 
 SLOW_CASES = """
 import time
@@ -44,7 +44,14 @@ def _project(tmp_path: Path) -> Path:
 def _bench(home: Path, *extra: str) -> subprocess.Popen[str]:
     cmd = jax_cpu_bench("--profile", "host", *extra)
     env = {**os.environ, "PORTBENCH_HOME": str(home)}
-    return subprocess.Popen(cmd, env=env, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    return subprocess.Popen(
+        cmd,
+        env=env,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+        preexec_fn=default_sigint,  # noqa: PLW1509 (single-threaded test process)
+    )
 
 
 def test_ctrl_c_then_resume(tmp_path: Path) -> None:

@@ -8,7 +8,7 @@ import subprocess
 from pathlib import Path
 
 import pytest
-from conftest import jax_cpu_bench, read_jsonl, wait_for_records
+from conftest import default_sigint, jax_cpu_bench, read_jsonl, wait_for_records
 
 from integration.conftest import docker_bench, project_with_cases
 
@@ -42,6 +42,7 @@ def test_ctrl_c_stops_the_container_and_resume_finishes(
         stdout=subprocess.PIPE,
         stderr=subprocess.PIPE,
         text=True,
+        preexec_fn=default_sigint,  # noqa: PLW1509 (single-threaded test process)
     )
     wait_for_records(results, 2, proc)
     proc.send_signal(signal.SIGINT)
