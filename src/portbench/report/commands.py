@@ -5,8 +5,8 @@ from __future__ import annotations
 import argparse
 import hashlib
 import json
+import shutil
 import tarfile
-import tempfile
 import time
 from pathlib import Path
 from typing import Any
@@ -14,7 +14,7 @@ from typing import Any
 from rich.console import Console
 
 from ..errors import ResultsError
-from ..paths import project_root
+from ..paths import project_root, state_dir
 from .figures import write_figures
 from .latency import generation_pairs, latency_tables, version_tables
 from .load import Cell, load_cell, load_runs
@@ -89,7 +89,12 @@ def study_cells(source: Path | None) -> list[Cell]:
         )
     # An archive is imported once and cached by its content; a checkout can change under
     # us, so it is imported afresh (about a second).
-    cache = study_cells_dir(archive) if archive.is_file() else Path(tempfile.mkdtemp())
+    if archive.is_file():
+        cache = study_cells_dir(archive)
+    else:
+        key = hashlib.sha256(str(archive.resolve()).encode()).hexdigest()[:12]
+        cache = state_dir() / "study" / f"checkout-{key}"
+        shutil.rmtree(cache, ignore_errors=True)
     if not (cache / "NOT-IMPORTED.txt").exists():
         import_study(archive, cache)
     return [load_cell(p) for p in sorted(cache.iterdir()) if p.is_dir()]
