@@ -160,10 +160,14 @@ def jax_cpu_bench(*extra: str) -> list[str]:
     ]
 
 
-def default_sigint() -> None:
-    """Popen ``preexec_fn``: a child started from a background shell job inherits SIGINT
-    ignored, and Python then never raises KeyboardInterrupt, so a Ctrl-C test would see the
-    run finish instead. Tests that send SIGINT give their child the default disposition."""
-    import signal
-
-    signal.signal(signal.SIGINT, signal.SIG_DFL)
+def with_default_sigint(command: list[str]) -> list[str]:
+    """``command``, started with SIGINT at its default disposition. A child started from a
+    background shell job inherits SIGINT ignored, and Python then never raises
+    KeyboardInterrupt, so a Ctrl-C test would see the run finish instead. The reset happens in
+    a small Python that then execs the command (same pid; no preexec_fn, which is unsafe to
+    fork from a pytest process that has JAX's threads)."""
+    reset = (
+        "import os, signal, sys; signal.signal(signal.SIGINT, signal.SIG_DFL); "
+        "os.execvp(sys.argv[1], sys.argv[1:])"
+    )
+    return [sys.executable, "-c", reset, *command]

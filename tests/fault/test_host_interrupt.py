@@ -8,7 +8,14 @@ import subprocess
 from pathlib import Path
 
 import pytest
-from conftest import ROOT, default_sigint, jax_cpu_bench, read_jsonl, validate, wait_for_records
+from conftest import (
+    ROOT,
+    jax_cpu_bench,
+    read_jsonl,
+    validate,
+    wait_for_records,
+    with_default_sigint,
+)
 
 SLOW_CASES = """
 import time
@@ -45,12 +52,11 @@ def _bench(home: Path, *extra: str) -> subprocess.Popen[str]:
     cmd = jax_cpu_bench("--profile", "host", *extra)
     env = {**os.environ, "PORTBENCH_HOME": str(home)}
     return subprocess.Popen(
-        cmd,
+        with_default_sigint(cmd),
         env=env,
         stdout=subprocess.PIPE,
         stderr=subprocess.PIPE,
         text=True,
-        preexec_fn=default_sigint,  # noqa: PLW1509 (single-threaded test process)
     )
 
 

@@ -8,7 +8,7 @@ import subprocess
 from pathlib import Path
 
 import pytest
-from conftest import default_sigint, jax_cpu_bench, read_jsonl, wait_for_records
+from conftest import jax_cpu_bench, read_jsonl, wait_for_records, with_default_sigint
 
 from integration.conftest import docker_bench, project_with_cases
 
@@ -37,12 +37,11 @@ def test_ctrl_c_stops_the_container_and_resume_finishes(
     results = run_dir / "jax-cpu-current" / "results.jsonl"
     cmd = jax_cpu_bench("--backend", "docker", "--run-dir", str(run_dir))
     proc = subprocess.Popen(
-        cmd,
+        with_default_sigint(cmd),
         env={**os.environ, "PORTBENCH_HOME": str(home)},
         stdout=subprocess.PIPE,
         stderr=subprocess.PIPE,
         text=True,
-        preexec_fn=default_sigint,  # noqa: PLW1509 (single-threaded test process)
     )
     wait_for_records(results, 2, proc)
     proc.send_signal(signal.SIGINT)
