@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import re
 import sys
 import tarfile
 import tomllib
@@ -137,6 +138,17 @@ def _curated_skeleton_loads_with_its_provenance(
     assert manifest.provenance == provenance
     (folder / "manifest.toml").write_text("extra = 1\n" + curated)
     with pytest.raises(ManifestError, match="unknown top-level key"):
+        load_manifest("torch", tmp_path / "manifests")
+    # [provenance] is validated as a table, not merely tolerated.
+    not_a_table = re.sub(
+        r"\[provenance\]\n.*?\n\n(?=\[\[function\]\])",
+        'provenance = "by hand"\n\n',
+        curated,
+        count=1,
+        flags=re.S,
+    )
+    (folder / "manifest.toml").write_text(not_a_table)
+    with pytest.raises(ManifestError, match="'provenance' must be a table"):
         load_manifest("torch", tmp_path / "manifests")
 
 
