@@ -27,6 +27,8 @@ the list depends on the installed version. The rules (written down in docs/sampl
 5. ``--import-submodules`` first imports every public submodule of each walked package
    (``pkgutil``), so modules that ``import F`` does not load (``jax.scipy.linalg`` in some
    versions) are walked too; by default only what ``import F`` loads is seen, as the study.
+   Each directory is searched once, each import may take ``--import-timeout`` seconds, and
+   every import that fails or times out is named in ``import_failures`` with its reason.
 6. ``--members`` also lists public methods of listed classes (kind ``method``), named
    through the class that defines them when that class is listed, else the shortest path.
 """
@@ -38,7 +40,9 @@ import datetime
 import inspect
 import json
 import platform
+import signal
 import sys
+import threading
 import time
 import types
 import warnings
@@ -77,6 +81,44 @@ API_NAMESPACES: Dict[str, Tuple[str, ...]] = {
 
 #: Submodule names never imported by ``--import-submodules``: test suites, not API.
 NOT_IMPORTED = ("test", "tests", "conftest", "setup")
+
+#: Default seconds one submodule import may take under ``--import-submodules``: the
+#: slowest seen on the reference machine (TensorFlow 2.21's ``tensorflow.v2``, which runs
+#: the whole API's __init__ again) takes about 3 s; a minute means it is stuck.
+IMPORT_TIMEOUT_S = 60.0
+
+
+class ImportTimedOut(BaseException):
+    """Raised inside a submodule import that ran past its time. A BaseException, so the
+    imported module's own ``except Exception`` cannot swallow it and carry on."""
+
+
+def _import_bounded(name: str, timeout_s: float) -> None:
+    """Import ``name``, interrupted after ``timeout_s`` seconds where SIGALRM can do it
+    (POSIX, main thread). A C call that never returns to Python cannot be interrupted
+    this way; the host's wall-clock limit on the whole walk covers that case."""
+    import importlib
+
+    usable = (
+        timeout_s > 0
+        and hasattr(signal, "setitimer")
+        and threading.current_thread() is threading.main_thread()
+    )
+    if not usable:
+        importlib.import_module(name)
+        return
+
+    def _expire(signum: int, frame: Any) -> None:
+        raise ImportTimedOut(name)
+
+    previous = signal.signal(signal.SIGALRM, _expire)
+    signal.setitimer(signal.ITIMER_REAL, timeout_s)
+    try:
+        importlib.import_module(name)
+    finally:
+        signal.setitimer(signal.ITIMER_REAL, 0)
+        signal.signal(signal.SIGALRM, previous)
+
 
 #: Public paths that are not walked, with the reason recorded in the output's rules.
 EXCLUDED: Dict[str, Dict[str, str]] = {
@@ -158,6 +200,8 @@ class _Walk:
         self.modules_walked = 0
         self.imported_dirs: Set[str] = set()
         self.import_submodules = False
+        self.import_timeout_s = IMPORT_TIMEOUT_S
+        self.import_failures: Dict[str, str] = {}
 
     def _add(self, obj: Any, path: str, kind: str) -> None:
         key = id(obj)
@@ -201,13 +245,13 @@ class _Walk:
                 self._add_member(obj, full)
 
     def _import_submodules(self, package: types.ModuleType) -> None:
-        import importlib
         import pkgutil
 
-        # Each directory's submodules are imported once. Keras's generated API trees are
-        # packages whose __path__ points back into their own tree (keras._tf_keras.keras is
-        # keras/api/_v2 again), so importing by package would create new module objects
-        # forever: TensorFlow 2.20 with --import-submodules never finished before this.
+        # Each directory's submodules are imported once. TensorFlow 2.21's generated API
+        # root lists tensorflow/_api/v2 in its __path__, and that folder holds v2.py, a copy
+        # of the root that sets the same __path__: searched per package, importing
+        # tensorflow.v2 found tensorflow.v2.v2, then tensorflow.v2.v2.v2, ... (each
+        # re-running the whole API's __init__), and --import-submodules never finished.
         fresh = [d for d in getattr(package, "__path__", None) or [] if d not in self.imported_dirs]
         self.imported_dirs.update(fresh)
         for info in pkgutil.iter_modules(fresh):
@@ -217,11 +261,16 @@ class _Walk:
             if _is_excluded(name, self.excluded) or hasattr(package, info.name):
                 continue
             try:
-                importlib.import_module(name)
+                _import_bounded(name, self.import_timeout_s)
+            except ImportTimedOut:
+                self.skipped["submodule_import_timed_out"] += 1
+                self.import_failures[name] = "timed out after %g s" % self.import_timeout_s
             except BaseException as exc:  # optional dependencies, platform checks, sys.exit
                 if isinstance(exc, KeyboardInterrupt):
                     raise
                 self.skipped["submodule_import_failed"] += 1
+                first = (str(exc).strip().splitlines() or [""])[0]
+                self.import_failures[name] = ("%s: %s" % (type(exc).__name__, first))[:300]
 
     def _add_member(self, obj: Any, full: str) -> None:
         if inspect.isclass(obj):
@@ -288,7 +337,10 @@ class _Walk:
 
 
 def enumerate_framework(
-    framework: str, members: bool = False, import_submodules: bool = False
+    framework: str,
+    members: bool = False,
+    import_submodules: bool = False,
+    import_timeout_s: float = IMPORT_TIMEOUT_S,
 ) -> Dict[str, Any]:
     """Import ``framework`` and return the enumeration document (see the module docstring)."""
     import importlib
@@ -299,6 +351,7 @@ def enumerate_framework(
     imported = time.perf_counter()
     walk = _Walk(framework, excluded)
     walk.import_submodules = import_submodules
+    walk.import_timeout_s = import_timeout_s
     with warnings.catch_warnings():
         # Deprecated aliases warn when read; reading them is the point here.
         warnings.simplefilter("ignore")
@@ -320,10 +373,13 @@ def enumerate_framework(
             "excluded": excluded,
             "members": members,
             "import_submodules": import_submodules,
+            "import_timeout_s": import_timeout_s if import_submodules else None,
         },
         "counts": dict(Counter(row["kind"] for row in names)),
         "skipped": dict(sorted(walk.skipped.items())),
         "modules_walked": walk.modules_walked,
+        # Which submodules --import-submodules could not import, and why (name: reason).
+        "import_failures": dict(sorted(walk.import_failures.items())),
         "names": names,
         "provenance": {
             "created": datetime.datetime.now(datetime.timezone.utc).isoformat(timespec="seconds"),
@@ -338,7 +394,8 @@ def enumerate_framework(
 
 
 def main(argv: Optional[List[str]] = None) -> int:
-    """``enumerate --framework F --out FILE [--members]``; returns an exit status."""
+    """``enumerate --framework F --out FILE [--members] [--import-submodules]
+    [--import-timeout S]``; returns an exit status."""
     parser = argparse.ArgumentParser(prog="portbench_runner enumerate")
     parser.add_argument("--framework", required=True)
     parser.add_argument("--out", required=True, help="JSON file to create (never overwritten)")
@@ -346,10 +403,22 @@ def main(argv: Optional[List[str]] = None) -> int:
     parser.add_argument(
         "--import-submodules", action="store_true", help="import public submodules first"
     )
+    parser.add_argument(
+        "--import-timeout",
+        type=float,
+        default=IMPORT_TIMEOUT_S,
+        help="seconds one submodule import may take (0: no limit)",
+    )
     args = parser.parse_args(argv)
+    if args.import_timeout < 0:
+        print("error: --import-timeout must be 0 (no limit) or more", file=sys.stderr)
+        return 2
     try:
         document = enumerate_framework(
-            args.framework, members=args.members, import_submodules=args.import_submodules
+            args.framework,
+            members=args.members,
+            import_submodules=args.import_submodules,
+            import_timeout_s=args.import_timeout,
         )
     except ImportError as exc:
         print(
@@ -364,6 +433,12 @@ def main(argv: Optional[List[str]] = None) -> int:
             handle.write("\n")
     except FileExistsError:
         print("error: %s exists; choose a new --out file" % args.out, file=sys.stderr)
+        return 2
+    except OSError as exc:
+        print(
+            "error: cannot write %s (%s); check the folder" % (args.out, exc.strerror),
+            file=sys.stderr,
+        )
         return 2
     counts = document["counts"]
     print(

@@ -9,6 +9,7 @@ from typing import Any
 
 from rich.console import Console
 
+from ..cellrun import BuildOptions
 from ..errors import UsageError
 from ..profiles import DEFAULT_PROFILE, check_profile
 from .corpus import open_corpus
@@ -31,14 +32,22 @@ def register(subparsers: Any) -> None:
     enum.add_argument(
         "--backend",
         default="auto",
-        help="auto or one of docker, venv (the cell of --profile, as `bench` runs it)",
+        help="auto or one of docker, venv, host (the cell of --profile, as `bench` runs it)",
     )
     enum.add_argument("--base", help="docker: base image (as for `bench`)")
+    enum.add_argument("--ca-bundle", type=Path, help="CA bundle for pip (as for `bench`)")
+    enum.add_argument("--find-links", type=Path, help="a local wheelhouse (as for `bench`)")
     enum.add_argument("--members", action="store_true", help="also list public methods")
     enum.add_argument(
         "--import-submodules",
         action="store_true",
         help="import every public submodule first (default: what `import F` loads)",
+    )
+    enum.add_argument(
+        "--import-timeout",
+        type=float,
+        metavar="S",
+        help="--import-submodules: seconds one import may take (default 60; 0: no limit)",
     )
     enum.add_argument("--out", required=True, type=Path)
     enum.set_defaults(func=_enumerate)
@@ -76,7 +85,8 @@ def _enumerate(args: argparse.Namespace) -> int:
         members=args.members,
         import_submodules=args.import_submodules,
         backend=args.backend,
-        base=args.base,
+        import_timeout_s=args.import_timeout,
+        build=BuildOptions(args.base, args.ca_bundle, args.find_links),
     )
     enumeration = load_enumeration(out)
     kinds: dict[str, int] = {}

@@ -7,7 +7,6 @@ import json
 import os
 import shutil
 import subprocess
-import sys
 import tempfile
 from dataclasses import dataclass
 from pathlib import Path
@@ -15,6 +14,8 @@ from typing import Any
 
 from rich.console import Console
 
+from ..backends.base import Backend, PreparedEnvironment
+from ..cellrun import BuildOptions, choose_backend
 from ..errors import CellFailed, ResultsError, UsageError
 from ..paths import runners_dir
 
@@ -22,6 +23,7 @@ __all__ = [
     "ENUMERATION_SCHEMA",
     "EnumeratedName",
     "Enumeration",
+    "WalkOptions",
     "cell_python",
     "load_enumeration",
     "run_enumeration",
@@ -54,17 +56,60 @@ class Enumeration:
     names: tuple[EnumeratedName, ...]
 
 
-def cell_python(framework: str, profile: str, python: str | None) -> str:
-    """The interpreter the walker runs with when no backend is involved: ``--python`` or,
-    for the host profile, this one."""
-    del framework, profile
-    return python or sys.executable
+#: Wall-clock limit of one walk, whichever way it runs (the docker backend's own
+#: ``run_tool`` budget is the same): a walk that blocks in C, where the per-import timeout
+#: cannot reach, ends here with a sentence instead of hanging the command.
+WALK_TIMEOUT_S = 3600.0
 
 
-def _walker_args(framework: str, out: str, members: bool, import_submodules: bool) -> list[str]:
-    args = ["enumerate", "--framework", framework, "--out", out]
-    args += ["--members"] if members else []
-    return args + (["--import-submodules"] if import_submodules else [])
+@dataclass(frozen=True)
+class WalkOptions:
+    """What the walker lists (``portbench enumerate``'s flags)."""
+
+    members: bool = False
+    import_submodules: bool = False
+    import_timeout_s: float | None = None
+    """Seconds one submodule import may take; None: the walker's default (60 s)."""
+
+    def args(self, framework: str, out: str) -> list[str]:
+        """``python -m portbench_runner`` arguments for a walk that writes ``out``."""
+        args = ["enumerate", "--framework", framework, "--out", out]
+        args += ["--members"] if self.members else []
+        args += ["--import-submodules"] if self.import_submodules else []
+        if self.import_timeout_s is not None:
+            args += ["--import-timeout", repr(self.import_timeout_s)]
+        return args
+
+
+def cell_python(
+    framework: str,
+    profile: str,
+    python: str | None = None,
+    backend: str = "auto",
+    console: Console | None = None,
+    build: BuildOptions | None = None,
+) -> tuple[Backend | None, PreparedEnvironment]:
+    """The environment the walker runs in, as ``bench`` would pick it for the CPU cell of
+    (framework, profile): ``--python PATH`` first (a pinned profile's interpreter named by
+    hand), else the backend ``--backend`` chooses (``auto``: docker where an engine answers,
+    else venv; the host profile: this interpreter). Returns the backend (None for
+    ``--python``) and what it prepared: a venv or the host give an interpreter
+    (``.python``), docker an image (``.python`` is None)."""
+    if python is not None and profile != "host":
+        if backend != "auto":
+            raise UsageError(
+                f"--python runs the walker with {python}, not in a {backend} cell; "
+                "drop one of --python and --backend"
+            )
+        return None, PreparedEnvironment(
+            backend="python", description=f"interpreter {python} (--python)", python=python
+        )
+    console = console or Console(stderr=True)
+    chosen = choose_backend(
+        backend, profile, console, python=python if profile == "host" else None, build=build
+    )
+    # The public API does not depend on the accelerator: the CPU cell of the profile.
+    return chosen, chosen.prepare(framework, "cpu", profile)
 
 
 def _run_interpreter(interpreter: str, framework: str, args: list[str]) -> None:
@@ -79,10 +124,17 @@ def _run_interpreter(interpreter: str, framework: str, args: list[str]) -> None:
             capture_output=True,
             text=True,
             check=False,
+            timeout=WALK_TIMEOUT_S,
         )
     except OSError as exc:
         raise UsageError(
             f"cannot run {interpreter} ({exc.strerror}); pass a working --python"
+        ) from None
+    except subprocess.TimeoutExpired:
+        raise CellFailed(
+            f"enumerating {framework} with {interpreter} did not finish in "
+            f"{WALK_TIMEOUT_S:.0f} s; run it without --import-submodules or with a smaller "
+            "--import-timeout"
         ) from None
     if done.returncode != 0:
         tail = (done.stderr.strip().splitlines() or ["(no output)"])[-1]
@@ -91,6 +143,28 @@ def _run_interpreter(interpreter: str, framework: str, args: list[str]) -> None:
             exit_status=done.returncode,
             stderr_tail=done.stderr[-4000:],
         )
+
+
+def _run_container(
+    chosen: Any, prepared: PreparedEnvironment, framework: str, out: Path, walk: WalkOptions
+) -> None:
+    # In a container the runner is mounted read-only and only the run folder is writable:
+    # the walker writes there and the file is copied out.
+    with tempfile.TemporaryDirectory(prefix="portbench-enumerate-") as folder:
+        work = Path(folder)
+        status = chosen.run_tool(
+            prepared, walk.args(framework, "/portbench/run/enumeration.json"), work
+        )
+        produced = work / "enumeration.json"
+        if status != 0 or not produced.exists():
+            log = work / "logs" / "container.log"
+            lines = log.read_text(errors="replace").strip().splitlines() if log.exists() else []
+            tail = lines[-1] if lines else "(no output)"
+            raise CellFailed(
+                f"enumerating {framework} in {prepared.description} failed: {tail}",
+                exit_status=status,
+            )
+        shutil.copyfile(produced, out)
 
 
 def run_enumeration(
@@ -103,50 +177,29 @@ def run_enumeration(
     backend: str = "auto",
     console: Console | None = None,
     base: str | None = None,
+    import_timeout_s: float | None = None,
+    build: BuildOptions | None = None,
 ) -> Path:
     """Run the walker (``python -m portbench_runner enumerate``) in the cell of
-    (framework, profile): its venv or container, as ``bench`` would pick it (``--backend``),
-    or the interpreter given by ``--python`` / the host profile's. Returns ``out``."""
+    (framework, profile) chosen by :func:`cell_python`, with the runner on PYTHONPATH (an
+    interpreter) or mounted (a container), and leave its JSON at ``out``. Returns ``out``."""
     if out.exists():
         raise UsageError(f"{out} exists; choose a new --out file (nothing is overwritten)")
-    if python is not None or profile == "host":
-        interpreter = cell_python(framework, profile, python)
-        _run_interpreter(
-            interpreter, framework, _walker_args(framework, str(out), members, import_submodules)
-        )
-        return out
-    from ..cellrun import BuildOptions, choose_backend
-
-    console = console or Console(stderr=True)
-    chosen = choose_backend(backend, profile, console, build=BuildOptions(base=base))
-    # The public API does not depend on the accelerator: the CPU image of the profile.
-    prepared = chosen.prepare(framework, "cpu", profile)
+    if not out.parent.is_dir():
+        raise UsageError(f"{out.parent} is not a folder; create it or choose another --out")
+    if import_timeout_s is not None and import_timeout_s < 0:
+        raise UsageError("--import-timeout must be 0 (no limit) or more seconds")
+    walk = WalkOptions(members, import_submodules, import_timeout_s)
+    build = build or BuildOptions(base=base)
+    chosen, prepared = cell_python(framework, profile, python, backend, console, build)
     if prepared.python is not None:
-        args = _walker_args(framework, str(out.resolve()), members, import_submodules)
-        _run_interpreter(prepared.python, framework, args)
+        _run_interpreter(prepared.python, framework, walk.args(framework, str(out.resolve())))
         return out
-    run_tool = getattr(chosen, "run_tool", None)
-    if run_tool is None:
-        raise UsageError(f"the {chosen.name} backend cannot run the walker; use --backend venv")
-    with tempfile.TemporaryDirectory(prefix="portbench-enumerate-") as folder:
-        work = Path(folder)
-        args = _walker_args(
-            framework, "/portbench/run/enumeration.json", members, import_submodules
+    if chosen is None or not hasattr(chosen, "run_tool"):
+        raise UsageError(
+            f"the {prepared.backend} backend cannot run the walker; use --backend venv"
         )
-        status = run_tool(prepared, args, work)
-        produced = work / "enumeration.json"
-        if status != 0 or not produced.exists():
-            log = work / "logs" / "container.log"
-            tail = (
-                (log.read_text(errors="replace").strip().splitlines() or ["(no output)"])[-1]
-                if log.exists()
-                else "(no log)"
-            )
-            raise CellFailed(
-                f"enumerating {framework} in {prepared.description} failed: {tail}",
-                exit_status=status,
-            )
-        shutil.copyfile(produced, out)
+    _run_container(chosen, prepared, framework, out, walk)
     return out
 
 

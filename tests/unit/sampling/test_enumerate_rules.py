@@ -11,7 +11,10 @@ from pathlib import Path
 import pytest
 from conftest import RUNNERS
 
+from portbench.backends.base import PreparedEnvironment
+from portbench.backends.venv import VenvBackend
 from portbench.errors import CellFailed, ResultsError, UsageError
+from portbench.sampling import enumerate as enumerate_module
 from portbench.sampling.enumerate import load_enumeration, run_enumeration
 
 FAKE = {
@@ -179,6 +182,26 @@ def test_import_submodules_finds_modules_import_does_not_load(
     assert doc["modules_walked"] < 12
 
 
+def test_a_slow_or_broken_submodule_is_named_with_its_reason(
+    fake_root: Path, tmp_path: Path
+) -> None:
+    # A module that blocks on import (TensorFlow's endless walk looked like this from the
+    # outside) costs --import-timeout seconds, not the whole walk.
+    (fake_root / "fakefw" / "slow.py").write_text("import time\ntime.sleep(60)\n")
+    (fake_root / "fakefw" / "broken.py").write_text("import no_such_dependency\n")
+    out = tmp_path / "enum.json"
+    done = _enumerate(fake_root, out, "--import-submodules", "--import-timeout", "1")
+    assert done.returncode == 0, done.stderr
+    doc = json.loads(out.read_text())
+    assert doc["import_failures"] == {
+        "fakefw.broken": "ModuleNotFoundError: No module named 'no_such_dependency'",
+        "fakefw.slow": "timed out after 1 s",
+    }
+    assert doc["skipped"]["submodule_import_timed_out"] == 1
+    assert doc["rules"]["import_timeout_s"] == 1.0
+    assert "fakefw.extra.lonely" in _names(out)  # the rest of the walk went on
+
+
 def test_existing_output_is_never_overwritten(fake_root: Path, tmp_path: Path) -> None:
     out = tmp_path / "enum.json"
     out.write_text("keep")
@@ -215,3 +238,111 @@ def test_reader_refuses_newer_schema_and_other_files(tmp_path: Path) -> None:
     other.write_text(json.dumps({"schema": 1, "kind": "frequency"}))
     with pytest.raises(UsageError, match="not an enumeration file"):
         load_enumeration(other)
+
+
+def test_venv_backend_runs_the_walker_in_the_cells_interpreter(
+    fake_root: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """`--backend venv`: the walker runs with the interpreter the venv backend prepared for
+    the profile's CPU cell (building a real venv from a lock needs the network, so the
+    build is replaced by this interpreter; backend choice and the run are real)."""
+    asked: list[tuple[str, str, str]] = []
+
+    def prepare(
+        self: VenvBackend, framework: str, flavor: str, profile: str
+    ) -> PreparedEnvironment:
+        asked.append((framework, flavor, profile))
+        return PreparedEnvironment(backend="venv", description="venv test", python=sys.executable)
+
+    monkeypatch.setattr(VenvBackend, "prepare", prepare)
+    monkeypatch.setenv("PYTHONPATH", str(fake_root))
+    out = run_enumeration("fakefw", "current", tmp_path / "enum.json", backend="venv")
+    assert asked == [("fakefw", "cpu", "current")]
+    doc = json.loads(out.read_text())
+    assert doc["provenance"]["executable"] == sys.executable
+    assert len(doc["names"]) == 8
+
+
+class _FakeContainerBackend:
+    """Stands in for the docker backend: ``run_tool`` runs the walker with the run folder
+    where the container would mount it, as the real one does."""
+
+    name = "docker"
+
+    def __init__(self, fake_root: Path, status: int = 0) -> None:
+        self.fake_root = fake_root
+        self.status = status
+        self.args: list[str] = []
+
+    def prepare(self, framework: str, flavor: str, profile: str) -> PreparedEnvironment:
+        return PreparedEnvironment(backend="docker", description="container fake:tag", image={})
+
+    def run_tool(self, prepared: PreparedEnvironment, args: list[str], run_dir: Path) -> int:
+        self.args = args
+        (run_dir / "logs").mkdir(parents=True, exist_ok=True)
+        local = [a.replace("/portbench/run", str(run_dir)) for a in args]
+        done = _walk(self.fake_root, local)
+        (run_dir / "logs" / "container.log").write_text(done.stderr or "error: boom\n")
+        return self.status or done.returncode
+
+
+def _walk(fake_root: Path, args: list[str]) -> subprocess.CompletedProcess[str]:
+    return subprocess.run(
+        [sys.executable, "-m", "portbench_runner", *args],
+        env={"PYTHONPATH": f"{RUNNERS}:{fake_root}", "PATH": "/usr/bin:/bin"},
+        capture_output=True,
+        text=True,
+        check=False,
+        timeout=120,
+    )
+
+
+def test_container_backend_gets_the_walk_and_its_output_comes_back(
+    fake_root: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    fake = _FakeContainerBackend(fake_root)
+    monkeypatch.setattr(enumerate_module, "choose_backend", lambda *a, **k: fake)
+    out = run_enumeration(
+        "fakefw", "current", tmp_path / "enum.json", members=True, import_timeout_s=5
+    )
+    assert fake.args == [
+        "enumerate",
+        "--framework",
+        "fakefw",
+        "--out",
+        "/portbench/run/enumeration.json",
+        "--members",
+        "--import-timeout",
+        "5",
+    ]
+    assert load_enumeration(out).framework == "fakefw"
+    failing = _FakeContainerBackend(fake_root, status=3)
+    monkeypatch.setattr(enumerate_module, "choose_backend", lambda *a, **k: failing)
+    with pytest.raises(CellFailed, match="in container fake:tag failed") as caught:
+        run_enumeration("fakefw", "current", tmp_path / "again.json")
+    assert "\n" not in str(caught.value)
+
+
+@pytest.mark.parametrize(
+    ("extra", "sentence"),
+    [
+        (
+            ["--profile", "current", "--python", sys.executable, "--backend", "docker"],
+            "drop one of",
+        ),
+        (["--profile", "host", "--backend", "docker"], "host backend only"),
+        (["--profile", "current", "--backend", "host"], "use --profile host"),
+        (["--profile", "host", "--import-timeout", "-1"], "--import-timeout"),
+    ],
+)
+def test_enumerate_refuses_contradictory_options_in_one_sentence(
+    extra: list[str], sentence: str, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    from portbench.cli import main
+
+    out = tmp_path / "enum.json"
+    assert main(["enumerate", "--framework", "fakefw", *extra, "--out", str(out)]) == 2
+    err = capsys.readouterr().err.strip()
+    assert sentence in err
+    assert "Traceback" not in err
+    assert not out.exists()
