@@ -247,11 +247,11 @@ class _Walk:
     def _import_submodules(self, package: types.ModuleType) -> None:
         import pkgutil
 
-        # Each directory's submodules are imported once. TensorFlow 2.21's generated API
-        # root lists tensorflow/_api/v2 in its __path__, and that folder holds v2.py, a copy
-        # of the root that sets the same __path__: searched per package, importing
-        # tensorflow.v2 found tensorflow.v2.v2, then tensorflow.v2.v2.v2, ... (each
-        # re-running the whole API's __init__), and --import-submodules never finished.
+        # Each directory's submodules are imported once. TensorFlow's generated API root
+        # lists tensorflow/_api/v2 in its __path__, and that folder holds v2.py, a copy of
+        # the root that (from 2.20 on; not in 2.11) sets the same __path__: searched per
+        # package, importing tensorflow.v2 found tensorflow.v2.v2, then tensorflow.v2.v2.v2,
+        # ... (each re-running the whole API's __init__): the walk never finished.
         fresh = [d for d in getattr(package, "__path__", None) or [] if d not in self.imported_dirs]
         self.imported_dirs.update(fresh)
         for info in pkgutil.iter_modules(fresh):
