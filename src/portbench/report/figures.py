@@ -15,7 +15,7 @@ from collections import Counter, defaultdict
 from pathlib import Path
 from typing import Any
 
-from .latency import case_latencies, latest_cells
+from .latency import case_latencies, geomean, latest_cells
 from .load import Cell
 from .tables import Table
 
@@ -169,7 +169,7 @@ def density_figures(cells: list[Cell], out: Path) -> list[Path]:
         series = {}
         for cell in group:
             per_function = [
-                math.exp(sum(math.log(c.ms) for c in cases.values()) / len(cases))
+                geomean([c.ms for c in cases.values()])
                 for cases in case_latencies(cell).values()
                 if cases
             ]

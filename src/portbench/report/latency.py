@@ -19,6 +19,7 @@ import math
 import statistics
 import zlib
 from collections import defaultdict
+from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
 
@@ -32,6 +33,7 @@ __all__ = [
     "case_latencies",
     "compare",
     "generation_pairs",
+    "geomean",
     "latency_tables",
     "latest_cells",
     "version_tables",
@@ -95,7 +97,7 @@ def case_latencies(cell: Cell) -> dict[tuple[str, str | None], dict[str, CaseLat
     return grouped
 
 
-def _geomean(values: list[float]) -> float:
+def geomean(values: list[float]) -> float:
     return math.exp(statistics.fmean(math.log(v) for v in values))
 
 
@@ -128,7 +130,7 @@ def compare(a: Cell, b: Cell) -> list[FunctionRatio]:
             continue
         xs = [la[key][c] for c in shared]
         ys = [lb[key][c] for c in shared]
-        a_ms, b_ms = _geomean([x.ms for x in xs]), _geomean([y.ms for y in ys])
+        a_ms, b_ms = geomean([x.ms for x in xs]), geomean([y.ms for y in ys])
         low, high = _interval(key[0], xs, ys)
         cold_a = [x.cold_ms for x in xs if x.cold_ms]
         cold_b = [y.cold_ms for y in ys if y.cold_ms]
@@ -142,8 +144,8 @@ def compare(a: Cell, b: Cell) -> list[FunctionRatio]:
                 b_ms / a_ms,
                 low,
                 high,
-                _geomean(cold_a) if len(cold_a) == len(xs) else None,
-                _geomean(cold_b) if len(cold_b) == len(ys) else None,
+                geomean(cold_a) if len(cold_a) == len(xs) else None,
+                geomean(cold_b) if len(cold_b) == len(ys) else None,
                 sum(1 for x in xs if x.noisy) + sum(1 for y in ys if y.noisy),
             )
         )
@@ -200,9 +202,9 @@ def _pair_table(a: Cell, b: Cell, rows: list[FunctionRatio], name: str, title: s
         f"{b.accelerator} cold ms",
         "noisy cases",
     ]
-    table = Table(name, title, headers)
+    body = []
     for r in rows:
-        table.rows.append(
+        body.append(
             [
                 r.function,
                 r.cases,
@@ -216,19 +218,22 @@ def _pair_table(a: Cell, b: Cell, rows: list[FunctionRatio], name: str, title: s
             ]
         )
     floors = f"dispatch floor (one tiny op, warm): {a.accelerator} {_floor(a) or 'n/a'} ms, {b.accelerator} {_floor(b) or 'n/a'} ms"
-    table = Table(name, title, headers, table.rows, f"{_shares(rows, b.accelerator)}; {floors}")
-    return table
+    return Table(name, title, headers, body, f"{_shares(rows, b.accelerator)}; {floors}")
+
+
+def _share(rows: list[FunctionRatio], test: Callable[[float], bool]) -> str:
+    """The share of functions whose ratio passes ``test``, as a percentage."""
+    return f"{sum(1 for r in rows if test(r.ratio)) / len(rows):.1%}"
 
 
 def _shares(rows: list[FunctionRatio], b: str) -> str:
     if not rows:
         return "no function has a case usable on both sides"
-    n = len(rows)
-    slower = sum(1 for r in rows if r.ratio > 1)
     return (
-        f"{n} functions: {b} slower on {slower / n:.1%}, faster on {(n - slower) / n:.1%}; "
-        f"more than 10x slower on {sum(1 for r in rows if r.ratio > 10) / n:.1%}; "
-        f"geometric mean ratio {_geomean([r.ratio for r in rows]):.3g}"
+        f"{len(rows)} functions: {b} slower on {_share(rows, lambda x: x > 1)}, "
+        f"faster on {_share(rows, lambda x: x <= 1)}; "
+        f"more than 10x slower on {_share(rows, lambda x: x > 10)}; "
+        f"geometric mean ratio {geomean([r.ratio for r in rows]):.3g}"
     )
 
 
@@ -283,11 +288,11 @@ def latency_tables(cells: list[Cell]) -> tuple[list[Table], Table]:
                     a.accelerator,
                     b.accelerator,
                     n,
-                    f"{sum(1 for r in rows if r.ratio > 1) / n:.1%}",
-                    f"{sum(1 for r in rows if r.ratio < 1) / n:.1%}",
-                    f"{sum(1 for r in rows if r.ratio > 10) / n:.1%}",
-                    f"{sum(1 for r in rows if r.ratio <= 1 / 1.5) / n:.1%}",
-                    f"{_geomean([r.ratio for r in rows]):.3g}",
+                    _share(rows, lambda x: x > 1),
+                    _share(rows, lambda x: x < 1),
+                    _share(rows, lambda x: x > 10),
+                    _share(rows, lambda x: x <= 1 / 1.5),
+                    f"{geomean([r.ratio for r in rows]):.3g}",
                     _kind(a),
                 ]
             )
@@ -298,8 +303,6 @@ def generation_pairs(cells: list[Cell]) -> Table:
     """Hardware generations of one flavor (gpu-t4 -> gpu-a100, tpu-v2 -> tpu-v3): share of
     functions at least 1.5x faster on the newer (the study's Figure 7), and the portability of
     each side (Table 3)."""
-    from ..outcomes import function_outcomes
-
     rank = _accelerator_rank()
     table = Table(
         "generations",
@@ -326,7 +329,7 @@ def generation_pairs(cells: list[Cell]) -> Table:
         n = len(rows)
 
         def counts(cell: Cell) -> str:
-            values = list(function_outcomes(cell.plan or {"functions": []}, cell.records).values())
+            values = list(cell.function_outcomes().values())
             return "/".join(
                 str(values.count(k)) for k in ("pass", "partial", "complete", "untested")
             )
@@ -338,8 +341,8 @@ def generation_pairs(cells: list[Cell]) -> Table:
                 a.accelerator,
                 b.accelerator,
                 n,
-                f"{sum(1 for r in rows if r.ratio <= 1 / 1.5) / n:.1%}" if n else "-",
-                f"{sum(1 for r in rows if r.ratio > 1) / n:.1%}" if n else "-",
+                _share(rows, lambda x: x <= 1 / 1.5) if n else "-",
+                _share(rows, lambda x: x > 1) if n else "-",
                 counts(a),
                 counts(b),
             ]
@@ -350,8 +353,6 @@ def generation_pairs(cells: list[Cell]) -> Table:
 def version_tables(cells: list[Cell]) -> list[Table]:
     """Versions of one cell (``paper`` -> ``current``, ...): what became portable, what broke,
     what got faster."""
-    from ..outcomes import function_outcomes
-
     latest = [c for c in latest_cells(cells) if c.profile in PROFILE_ORDER[:3]]
     by_cell: dict[tuple[str, str], dict[str, Cell]] = defaultdict(dict)
     for cell in latest:
@@ -362,8 +363,8 @@ def version_tables(cells: list[Cell]) -> list[Table]:
         for i, old_name in enumerate(order):
             for new_name in order[i + 1 :]:
                 old, new = profiles[old_name], profiles[new_name]
-                before = function_outcomes(old.plan or {"functions": []}, old.records)
-                after = function_outcomes(new.plan or {"functions": []}, new.records)
+                before = old.function_outcomes()
+                after = new.function_outcomes()
                 speed = {(r.function, r.study_test_file): r for r in compare(old, new)}
                 table = Table(
                     f"versions-{framework}-{accelerator}-{old_name}-vs-{new_name}",

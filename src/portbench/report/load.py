@@ -12,6 +12,7 @@ from pathlib import Path
 from typing import Any
 
 from ..errors import ResultsError
+from ..outcomes import function_outcomes
 from ..paths import results_dir
 
 __all__ = ["Cell", "find_cells", "load_cell", "load_runs"]
@@ -40,6 +41,11 @@ class Cell:
         if not self.sessions or self.sessions[-1].get("status") != "complete":
             return "incomplete"
         return "complete"
+
+    def function_outcomes(self) -> dict[tuple[str, str | None], str]:
+        """Outcome per (function, study test file) of every planned function, with or
+        without records (the denominator), by the one rule in ``portbench.outcomes``."""
+        return function_outcomes(self.plan or {"functions": []}, self.records)
 
     @property
     def device_name(self) -> str:

@@ -13,7 +13,6 @@ import statistics
 from collections import Counter, defaultdict
 from typing import Any
 
-from ..outcomes import function_outcomes
 from ..paths import project_root
 from .latency import latest_cells
 from .load import Cell
@@ -31,7 +30,7 @@ def published_rows(table: str) -> list[dict[str, str]]:
 
 
 def _counts(cell: Cell) -> Counter[str]:
-    return Counter(function_outcomes(cell.plan or {"functions": []}, cell.records).values())
+    return Counter(cell.function_outcomes().values())
 
 
 def _flavor(accelerator: str) -> str:
@@ -271,7 +270,7 @@ def published_strata(cells: list[Cell]) -> Table:
         for cell in latest_cells(cells):
             if cell.framework != row["framework"] or _flavor(cell.accelerator) != row["device"]:
                 continue
-            outcomes = function_outcomes(cell.plan or {"functions": []}, cell.records)
+            outcomes = cell.function_outcomes()
             strata = {
                 (f["function"], f.get("study_test_file")): str(f.get("stratum"))
                 for f in (cell.plan or {}).get("functions", [])

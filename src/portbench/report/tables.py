@@ -6,7 +6,7 @@ from collections import Counter, defaultdict
 from dataclasses import dataclass, field
 from typing import Any
 
-from ..outcomes import FUNCTION_OUTCOMES, function_outcomes
+from ..outcomes import FUNCTION_OUTCOMES
 from .load import Cell
 
 __all__ = ["Table", "curation", "failures", "portability", "provenance", "strata"]
@@ -19,11 +19,6 @@ class Table:
     headers: list[str]
     rows: list[list[Any]] = field(default_factory=list)
     note: str = ""
-
-
-def _function_outcomes(cell: Cell) -> dict[tuple[str, str | None], str]:
-    # Every planned function counts, with or without records (the denominator).
-    return function_outcomes(cell.plan or {"functions": []}, cell.records)
 
 
 def portability(cells: list[Cell]) -> Table:
@@ -43,7 +38,7 @@ def portability(cells: list[Cell]) -> Table:
         ],
     )
     for cell in cells:
-        counts = Counter(_function_outcomes(cell).values())
+        counts = Counter(cell.function_outcomes().values())
         total = sum(counts.values())
         pct = [
             f"{100 * counts[k] / total:.0f}%" if total else "-"
@@ -71,7 +66,7 @@ def strata(cells: list[Cell]) -> Table:
         ["cell", "stratum", "functions", "failing", "rate"],
     )
     for cell in cells:
-        outcomes = _function_outcomes(cell)
+        outcomes = cell.function_outcomes()
         stratum_of = {
             (f["function"], f.get("study_test_file")): str(f.get("stratum"))
             for f in (cell.plan or {}).get("functions", [])
