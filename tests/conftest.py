@@ -38,74 +38,36 @@ def make_plan(
     timeouts: dict[str, float] | None = None,
     max_restarts: int = 3,
     case_timeouts: dict[str, float] | None = None,
+    cases_per_worker: int = 0,
 ) -> Path:
-    """Write case files and a plan running every case they register; return the plan path.
+    """Write case files and the plan the host compiles for them; return the plan path."""
+    from portbench.plan import PlanOptions, plan_from_case_files
 
-    Case names are read the way the host reads them (ast), so the plan is what the host
-    would compile.
-    """
-    from portbench.manifest import read_case_names
-
-    cases_dir = root / "cases"
-    cases_dir.mkdir(parents=True, exist_ok=True)
-    functions = []
-    for stem, source in case_files.items():
-        path = cases_dir / f"{stem}.py"
-        path.write_text(source)
-        names = read_case_names(path)
-        functions.append(
-            {
-                "function": f"demo.{stem}",
-                "study_test_file": f"{stem}_test.py",
-                "stratum": "1",
-                "frequency": 1,
-                "case_file": f"cases/{stem}.py",
-                "case_file_sha256": None,
-                "untested_reason": None,
-                "cases": [
-                    {
-                        "id": f"demo.{stem}::{name}",
-                        "name": name,
-                        "seed": index,
-                        "timeout_s": (case_timeouts or {}).get(name, 60.0),
-                    }
-                    for index, name in enumerate(names)
-                ],
-            }
-        )
-    plan = {
-        "schema": 1,
-        "kind": "plan",
-        "cell": f"{framework}/cpu/host",
-        "framework": framework,
-        "profile": "host",
-        "backend": "host",
-        "accelerator": {"id": "cpu", "flavor": "cpu", "device_match": "", "generic": "cpu"},
-        "image": None,
-        "manifest_root": str(root),
-        "functions": functions,
-        "rules": [],
-        "timing": {"warm_budget_s": 0.005, "max_warm_s": 0.05},
-        "timeouts": {"case_s": 60.0, "worker_start_s": 60.0, "grace_s": 1.0, **(timeouts or {})},
-        "max_restarts": max_restarts,
-        "seed": 1,
-        "rerun_prefix": f"portbench bench --framework {framework} --accelerator cpu --profile host",
-        "portbench_version": "test",
-    }
+    timeouts = {"case_s": 60.0, "worker_start_s": 60.0, "grace_s": 1.0, **(timeouts or {})}
+    options = PlanOptions(
+        case_timeout_s=timeouts["case_s"],
+        worker_start_s=timeouts["worker_start_s"],
+        grace_s=timeouts["grace_s"],
+        max_restarts=max_restarts,
+        cases_per_worker=cases_per_worker,
+        timing={"warm_budget_s": 0.005, "max_warm_s": 0.05},
+    )
+    plan = plan_from_case_files(root, case_files, framework, options, case_timeouts)
     plan_path = root / "plan.json"
     plan_path.write_text(json.dumps(plan))
     return plan_path
 
 
 def supervise_cmd(plan: Path, run_dir: Path, python: str | None = None) -> list[str]:
+    """One session of ``plan`` in the cell directory ``run_dir``, the host storing the records
+    the in-cell supervisor streams (the host backend: what ``bench`` runs)."""
     cmd = [
         sys.executable,
         "-m",
-        "portbench_runner",
-        "supervise",
+        "portbench.session",
         "--plan",
         str(plan),
-        "--run-dir",
+        "--cell-dir",
         str(run_dir),
     ]
     if python:
@@ -115,7 +77,7 @@ def supervise_cmd(plan: Path, run_dir: Path, python: str | None = None) -> list[
 
 def runner_env() -> dict[str, str]:
     env = dict(os.environ)
-    env["PYTHONPATH"] = str(RUNNERS)
+    env["PYTHONPATH"] = os.pathsep.join([str(RUNNERS), str(ROOT / "src")])
     return env
 
 

@@ -4,6 +4,8 @@ from __future__ import annotations
 
 import argparse
 import json
+import os
+import signal
 import sys
 from typing import List, Optional
 
@@ -14,22 +16,43 @@ def _supervise(args: argparse.Namespace) -> int:
 
     try:
         plan = load_plan(args.plan)
+        todo = None
+        if args.todo:
+            with open(args.todo, encoding="utf-8") as handle:
+                todo = json.load(handle)
+            if not isinstance(todo, list) or not all(isinstance(c, str) for c in todo):
+                raise PlanInvalid(f"{args.todo}: the list of cases to run must be a JSON list")
     except PlanInvalid as exc:
         print(f"error: {exc}", file=sys.stderr)
         return 2
-    return Supervisor(plan, args.plan, args.run_dir, python=args.python).run()
+    except (OSError, ValueError) as exc:
+        print(f"error: {args.todo}: cannot read the list of cases to run ({exc})", file=sys.stderr)
+        return 2
+    if args.parent:
+        from .procs import die_with_parent
+
+        die_with_parent(args.parent, signal.SIGTERM)
+    # The records go to the host on stdout: nothing else of ours may print there.
+    out_fd = os.dup(1)
+    os.dup2(2, 1)
+    supervisor = Supervisor(
+        plan,
+        args.plan,
+        args.scratch,
+        todo=todo,
+        collect_env=args.collect_env,
+        python=args.python,
+        out_fd=out_fd,
+    )
+    return supervisor.run()
 
 
 def _work(args: argparse.Namespace) -> int:
-    import os
-
     from .worker import run_worker
 
     # The pipe is ours alone: children the framework spawns must not hold it open.
     os.set_inheritable(args.pipe, False)
-    with open(args.todo, encoding="utf-8") as handle:
-        todo = handle.read()
-    return run_worker(args.plan, args.pipe, args.collect_env, todo)
+    return run_worker(args.plan, args.pipe, args.collect_env, args.parent)
 
 
 def _probe(args: argparse.Namespace) -> int:
@@ -52,15 +75,20 @@ def main(argv: Optional[List[str]] = None) -> int:
         return _enumerate(argv[1:])
     parser = argparse.ArgumentParser(prog="portbench_runner")
     sub = parser.add_subparsers(dest="command", required=True)
-    sup = sub.add_parser("supervise", help="run a cell's plan, writing results into a run dir")
+    sup = sub.add_parser(
+        "supervise", help="run a cell's plan; its records go to stdout for the host to store"
+    )
     sup.add_argument("--plan", required=True)
-    sup.add_argument("--run-dir", required=True)
+    sup.add_argument("--scratch", required=True, help="folder for the workers' logs")
+    sup.add_argument("--todo", default=None, help="JSON list of the case ids to run (default: all)")
+    sup.add_argument("--collect-env", action="store_true", help="report the cell's environment")
     sup.add_argument("--python", default=None, help="interpreter for workers (default: this one)")
+    sup.add_argument("--parent", type=int, default=0, help="stop when this process (the host) dies")
     sup.set_defaults(func=_supervise)
     work = sub.add_parser("work", help="internal: a worker started by the supervisor")
     work.add_argument("--plan", required=True)
     work.add_argument("--pipe", type=int, required=True)
-    work.add_argument("--todo", required=True)
+    work.add_argument("--parent", type=int, default=0, help="the supervisor's pid")
     work.add_argument("--collect-env", action="store_true")
     work.set_defaults(func=_work)
     probe = sub.add_parser("probe", help="print what this interpreter has, as JSON")

@@ -39,16 +39,30 @@ class Context:
         profile: str,
         accelerator_id: str,
         timing: Optional[Dict[str, float]] = None,
+        on_stage: Optional[Callable[[str], None]] = None,
     ) -> None:
         self._adapter = adapter
+        # Told of each stage change, so a crash is recorded at the stage it happened in.
+        self._on_stage = on_stage
         self.case_id = case_id
         self.seed = seed
         self.profile = profile
         self.accelerator = accelerator_id
         self._timing_settings = timing
-        self.stage = "setup"
+        self._stage = "setup"
         self.timing: Optional[Dict[str, Any]] = None
         self._rng: Any = None
+
+    @property
+    def stage(self) -> str:
+        """``setup`` until ``measure``, ``call`` inside it, ``check`` after it."""
+        return self._stage
+
+    @stage.setter
+    def stage(self, value: str) -> None:
+        self._stage = value
+        if self._on_stage is not None:
+            self._on_stage(value)
 
     # -- facts ------------------------------------------------------------------
     @property

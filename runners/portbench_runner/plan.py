@@ -2,6 +2,7 @@
 
 Plan schema history:
   1 - first version.
+  2 - ``file_cases`` per function and ``cases_per_worker`` (both optional).
 """
 
 from __future__ import annotations
@@ -16,7 +17,7 @@ except ImportError:  # pragma: no cover
 
 __all__ = ["PLAN_SCHEMA", "CaseEntry", "Plan", "PlanInvalid", "load_plan", "validate_plan"]
 
-PLAN_SCHEMA = 1
+PLAN_SCHEMA = 2
 
 Plan = Dict[str, Any]
 

@@ -1,27 +1,44 @@
-"""The worker: imports the framework once, runs the cases it is given, reports each on its pipe."""
+"""The worker: imports the framework once, then runs the cases the supervisor asks for.
+
+It reads one command per line on stdin (``run`` a case, ``stop``) and answers on its pipe
+(``protocol.py``). Everything it reports is bounded and strict JSON; a case whose own code
+breaks the report (a category that is not one, an exception whose ``str`` raises) is an
+``error``, not a failure of the framework.
+"""
 
 from __future__ import annotations
 
 import importlib.util
-import json
 import os
 import sys
 import time
 import traceback
-from typing import Any, Dict, List, Optional, Tuple
+from typing import Any, Callable, Dict, List, Optional, Tuple
 
 from . import api
 from .adapters import DeviceMismatch, DeviceMissing, make_adapter
+from .bounds import MESSAGE_CHARS, REASON_CHARS, TRACEBACK_CHARS, TRACEBACK_LINES, clip, safe_str
 from .classify import classify
 from .context import Context
 from .envinfo import collect_env
 from .plan import CaseEntry, Plan, load_plan
-from .protocol import encode
+from .procs import die_with_parent
+from .protocol import ProtocolError, decode, encode
 from .signals import CaseBug, CheckFailed, FallbackDetected, SkipCase, StageFailure
 
-__all__ = ["outcome_from_exception", "run_worker"]
+__all__ = ["CATEGORIES", "outcome_from_exception", "run_worker"]
 
-TRACEBACK_LINES = 40
+#: Failure categories a case may report (``harness`` is for imported study data only).
+CATEGORIES = (
+    "type",
+    "not_implemented",
+    "precision",
+    "memory",
+    "timeout",
+    "crash",
+    "fallback",
+    "other",
+)
 FRAMEWORK_PACKAGES = {
     "torch": ("torch", "torch_xla", "functorch"),
     "tensorflow": ("tensorflow", "keras", "tf_keras"),
@@ -33,17 +50,21 @@ CASE_BUG_TYPES = (NameError, SyntaxError, ImportError, AttributeError, KeyError,
 
 
 def _trimmed_traceback(exc: BaseException) -> str:
-    lines = traceback.format_exception(type(exc), exc, exc.__traceback__)
+    try:
+        lines = traceback.format_exception(type(exc), exc, exc.__traceback__)
+    except Exception:
+        lines = traceback.format_tb(exc.__traceback__)
     text = "".join(lines).splitlines()
     if len(text) > TRACEBACK_LINES:
         text = ["...", *text[-TRACEBACK_LINES:]]
-    return "\n".join(text)
+    # Lines are bounded in number, not length: a 10 MB message is one line.
+    return clip("\n".join(text), TRACEBACK_CHARS)
 
 
 def _error_fields(exc: BaseException) -> Dict[str, str]:
     return {
         "type": f"{type(exc).__module__}.{type(exc).__qualname__}",
-        "message": str(exc)[:4000],
+        "message": clip(safe_str(exc), MESSAGE_CHARS),
         "traceback": _trimmed_traceback(exc),
     }
 
@@ -77,8 +98,14 @@ def outcome_from_exception(
 ) -> Dict[str, Any]:
     """Outcome fields of a case that raised ``exc`` while the context was at ``stage``."""
     if isinstance(exc, SkipCase):
-        return {"outcome": "skip", "reason": str(exc) or "skipped"}
+        return {"outcome": "skip", "reason": clip(safe_str(exc) or "skipped", REASON_CHARS)}
     if isinstance(exc, CheckFailed):
+        if exc.category not in CATEGORIES:
+            bug = CaseBug(
+                f"ctx.check was given category {str(exc.category)[:60]!r}, which is not one of "
+                f"{', '.join(CATEGORIES)}"
+            )
+            return {"outcome": "error", "error": _error_fields(bug)}
         return {
             "outcome": "fail",
             "stage": "check",
@@ -126,8 +153,13 @@ class CaseFiles:
         self.framework = framework
         self._loaded: Dict[str, Any] = {}
 
-    def cases(self, relative: str) -> Dict[str, api.CaseSpec]:
-        """The file's cases by name; raises what the import raised (an ``error`` outcome)."""
+    def cases(self, relative: str, listed: Optional[List[str]] = None) -> Dict[str, api.CaseSpec]:
+        """The file's cases by name; raises what the import raised (an ``error`` outcome).
+
+        ``listed`` is the host's reading of the file (its literal ``@case`` names); a file
+        that registers other names at run time would run cases nobody planned, or skip some
+        silently, so it is refused as a whole.
+        """
         cached = self._loaded.get(relative)
         if isinstance(cached, BaseException):
             raise cached
@@ -150,10 +182,18 @@ class CaseFiles:
             module = importlib.util.module_from_spec(spec)
             sys.modules[module_name] = module
             spec.loader.exec_module(module)
+            found = {case_spec.name: case_spec for case_spec in api.registered_cases()}
+            if listed is not None and set(found) != set(listed):
+                unseen = sorted(set(found) - set(listed))
+                missing = sorted(set(listed) - set(found))
+                raise CaseBug(
+                    f"{relative} registers cases at run time that the host cannot list "
+                    f"(not listed: {unseen[:5]}, listed but not registered: {missing[:5]}); "
+                    'register each case with a literal @case("name") decorator'
+                )
         except BaseException as exc:
             self._loaded[relative] = exc
             raise
-        found = {spec.name: spec for spec in api.registered_cases()}
         self._loaded[relative] = found
         return found
 
@@ -176,14 +216,15 @@ class Worker:
         try:
             self.adapter.load()
         except (DeviceMissing, DeviceMismatch) as exc:
-            self.send({"type": "fatal", "message": str(exc)})
+            self.send({"type": "fatal", "message": clip(str(exc), MESSAGE_CHARS)})
             return False
         except Exception as exc:
             self.send(
                 {
                     "type": "fatal",
                     "message": f"{self.plan['framework']} failed to load in this cell "
-                    f"({type(exc).__name__}: {exc}); check the cell's environment",
+                    f"({type(exc).__name__}: {clip(safe_str(exc), MESSAGE_CHARS)}); "
+                    "check the cell's environment",
                 }
             )
             return False
@@ -191,7 +232,9 @@ class Worker:
         self.send({"type": "hello", "pid": os.getpid(), "env": env})
         return True
 
-    def run_case(self, entry: CaseEntry, files: CaseFiles) -> Dict[str, Any]:
+    def run_case(
+        self, entry: CaseEntry, files: CaseFiles, on_stage: Optional[Callable[[str], None]] = None
+    ) -> Dict[str, Any]:
         case = entry["case"]
         ctx = Context(
             self.adapter,
@@ -200,15 +243,17 @@ class Worker:
             self.plan["profile"],
             self.plan["accelerator"]["id"],
             self.plan.get("timing"),
+            on_stage=on_stage,
         )
         fields: Dict[str, Any]
+        function = entry["function"]
         try:
-            specs = files.cases(entry["function"]["case_file"])
+            specs = files.cases(function["case_file"], function.get("file_cases"))
         except BaseException as exc:
             return {"outcome": "error", "error": _error_fields(exc), "timing": None}
         spec = specs.get(case["name"])
         if spec is None:
-            message = f"case {case['name']!r} is not registered by {entry['function']['case_file']}"
+            message = f"case {case['name']!r} is not registered by {function['case_file']}"
             return {
                 "outcome": "error",
                 "error": {"type": "LookupError", "message": message, "traceback": ""},
@@ -228,23 +273,54 @@ class Worker:
             else:
                 fields = {"outcome": "pass"}
         except Exception as exc:
-            fields = outcome_from_exception(
-                exc, ctx.stage, self.plan["framework"], self.plan["rules"]
-            )
+            try:
+                fields = outcome_from_exception(
+                    exc, ctx.stage, self.plan["framework"], self.plan["rules"]
+                )
+            except Exception as inner:  # classifying a case's own broken exception
+                fields = {"outcome": "error", "error": _error_fields(inner)}
         fields["timing"] = ctx.timing
         return fields
 
-    def run(self, todo: List[str]) -> None:
+    def report(self, case_id: str, fields: Dict[str, Any]) -> None:
+        """Send a case's result; a result JSON cannot carry is the case's bug, sent as error."""
+        try:
+            data = encode({"type": "result", "case": case_id, "outcome": fields})
+        except (TypeError, ValueError) as exc:
+            bug = CaseBug(f"the case's result cannot be reported ({safe_str(exc)[:200]})")
+            data = encode(
+                {
+                    "type": "result",
+                    "case": case_id,
+                    "outcome": {"outcome": "error", "error": _error_fields(bug), "timing": None},
+                }
+            )
+        while data:
+            written = os.write(self.pipe_fd, data)
+            data = data[written:]
+
+    def serve(self, commands: Any) -> None:
+        """Run each case the supervisor asks for, until ``stop`` or the end of stdin."""
         entries = self.plan_index()
         files = CaseFiles(self.plan["manifest_root"], self.plan["framework"])
-        for case_id in todo:
-            entry = entries[case_id]
+        for raw in commands:
+            try:
+                command = decode(raw, ("run", "stop"))
+            except ProtocolError:
+                break  # only the supervisor writes our stdin: it is gone or confused
+            if command["type"] == "stop" or command.get("case") not in entries:
+                break
+            case_id = command["case"]
             self.send({"type": "start", "case": case_id})
             started = time.time()
-            fields = self.run_case(entry, files)
+
+            def on_stage(stage: str, case_id: str = case_id) -> None:
+                self.send({"type": "stage", "case": case_id, "stage": stage})
+
+            fields = self.run_case(entries[case_id], files, on_stage)
             fields["started_at"] = started
             fields["duration_s"] = time.time() - started
-            self.send({"type": "result", "case": case_id, "outcome": fields})
+            self.report(case_id, fields)
         self.send({"type": "bye"})
 
     def plan_index(self) -> Dict[str, CaseEntry]:
@@ -255,13 +331,11 @@ class Worker:
         return index
 
 
-def run_worker(
-    plan_path: str, pipe_fd: int, collect_env_flag: bool, todo_json: Optional[str]
-) -> int:
+def run_worker(plan_path: str, pipe_fd: int, collect_env_flag: bool, parent: int) -> int:
+    die_with_parent(parent)
     plan = load_plan(plan_path)
-    todo = json.loads(todo_json) if todo_json is not None else json.load(sys.stdin)
     worker = Worker(plan, pipe_fd)
     if not worker.start(collect_env_flag):
         return 3
-    worker.run(todo)
+    worker.serve(sys.stdin.buffer)
     return 0

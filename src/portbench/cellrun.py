@@ -1,8 +1,11 @@
-"""Running one cell: resolve it, prepare its environment, compile its plan, run, summarize."""
+"""Running one cell: resolve it, prepare its environment, compile its plan, run, summarize.
+
+The host is the only writer of a cell's directory: it compiles and writes the plan, holds
+the cell's lock, and stores each record the cell's supervisor streams back (``results``).
+"""
 
 from __future__ import annotations
 
-import json
 import secrets
 import time
 from dataclasses import dataclass, field
@@ -12,26 +15,30 @@ from typing import Any
 from rich.console import Console
 
 from .accelerators import get_accelerator, require_present
-from .backends import get_backend
-from .backends.base import Backend
-from .errors import CellFailed, ResultsError, UsageError
+from .backends import Backend, BuildOptions, make_backend
+from .errors import (
+    BackendUnavailable,
+    CellFailed,
+    CellInterrupted,
+    ResultsError,
+    UsageError,
+)
 from .manifest import FRAMEWORKS, load_manifest
 from .outcomes import function_outcomes
 from .paths import results_dir
-from .plan import CellSpec, PlanOptions, compile_plan, write_plan
+from .plan import CellSpec, PlanOptions, compile_plan, plan_case_count
 from .profiles import check_profile
-from .progress import CellProgress
+from .results import read_document, read_results
+from .session import run_session
 
-__all__ = ["BenchRequest", "CellRunResult", "choose_backend", "new_run_dir", "run_cell"]
-
-
-@dataclass(frozen=True)
-class BuildOptions:
-    """How environments are built: base image, proxy CA bundle, local wheelhouse."""
-
-    base: str | None = None
-    ca_bundle: Path | None = None
-    find_links: Path | None = None
+__all__ = [
+    "BenchRequest",
+    "BuildOptions",
+    "CellRunResult",
+    "choose_backend",
+    "new_run_dir",
+    "run_cell",
+]
 
 
 @dataclass(frozen=True)
@@ -55,24 +62,13 @@ class CellRunResult:
     case_counts: dict[str, int]
     function_counts: dict[str, int]
     wall_s: float
+    skipped_lines: int = 0
 
 
 def new_run_dir() -> Path:
     """``results/<UTC time>-<random>``: a new directory per run, never reused."""
     stamp = time.strftime("%Y%m%d-%H%M%S", time.gmtime())
     return results_dir() / f"{stamp}-{secrets.token_hex(2)}"
-
-
-def _make(name: str, build: BuildOptions) -> Backend:
-    if name == "docker":
-        from .backends.docker_backend import DockerBackend
-
-        return DockerBackend(build.base, build.ca_bundle, build.find_links)
-    if name == "venv":
-        from .backends.venv import VenvBackend
-
-        return VenvBackend(build.find_links)
-    return get_backend(name)
 
 
 def choose_backend(
@@ -89,9 +85,7 @@ def choose_backend(
                 f"the host profile runs on the host backend only, not '{requested}'; "
                 "drop --backend or pick a pinned profile"
             )
-        from .backends.host import HostBackend
-
-        return HostBackend(python)
+        return make_backend("host", build, console, python)
     if python is not None:
         raise UsageError("--python goes with the host profile; pinned profiles bring their own")
     if requested == "host":
@@ -99,17 +93,14 @@ def choose_backend(
             f"the host backend runs whatever this interpreter has, which is not profile "
             f"'{profile}'; use --profile host, or --backend venv|docker"
         )
-    build = build or BuildOptions()
     if requested != "auto":
-        backend = _make(requested, build)
+        backend = make_backend(requested, build, console)
         ok, why = backend.available()
         if not ok:
-            from .errors import BackendUnavailable
-
             raise BackendUnavailable(why)
         return backend
     try:
-        docker = _make("docker", build)
+        docker = make_backend("docker", build, console)
         ok, why = docker.available()
     except (ImportError, UsageError):
         ok, why = False, "the docker backend is not installed"
@@ -119,7 +110,7 @@ def choose_backend(
         f"[yellow]note:[/] {why.split(';')[0]}; using the venv backend "
         "(for pinned containers, start a Docker engine: README, 'Docker')."
     )
-    return _make("venv", build)
+    return make_backend("venv", build, console)
 
 
 def _cell_dir(request: BenchRequest, cell: CellSpec) -> tuple[Path, bool]:
@@ -141,27 +132,17 @@ def _cell_dir(request: BenchRequest, cell: CellSpec) -> tuple[Path, bool]:
     return cell_dir, False
 
 
-def _read_plan(path: Path) -> dict[str, Any]:
-    try:
-        plan: dict[str, Any] = json.loads(path.read_text(encoding="utf-8"))
-    except (OSError, ValueError) as exc:
-        raise ResultsError(f"{path}: cannot read the plan to resume ({exc})") from None
+def _resumed_plan(path: Path, cell: CellSpec) -> dict[str, Any]:
+    plan = read_document(path, "plan", schema_max=2)
+    if plan is None or not isinstance(plan.get("functions"), list) or "cell" not in plan:
+        raise ResultsError(f"{path}: cannot read the plan to resume; start the cell anew")
+    if plan.get("cell") != cell.cell_id:
+        raise UsageError(f"{path} is the plan of {plan.get('cell')}, not {cell.cell_id}")
     return plan
 
 
-def _read_records(path: Path) -> list[dict[str, Any]]:
-    records = []
-    if path.exists():
-        for line in path.read_text(encoding="utf-8", errors="replace").splitlines():
-            try:
-                records.append(json.loads(line))
-            except ValueError:
-                continue
-    return records
-
-
 def run_cell(request: BenchRequest, console: Console) -> CellRunResult:
-    """Run (or resume) one cell; records are written by the in-cell supervisor as it goes."""
+    """Run (or resume) one cell; the host stores each record the cell streams back."""
     if request.framework not in FRAMEWORKS:
         raise UsageError(
             f"unknown framework '{request.framework}' (known: {', '.join(FRAMEWORKS)})"
@@ -171,54 +152,64 @@ def run_cell(request: BenchRequest, console: Console) -> CellRunResult:
     backend = choose_backend(
         request.backend, request.profile, console, request.python, request.build
     )
-    if hasattr(backend, "console"):
-        # Container logs print above the progress bar, through the same console.
-        backend.console = console
     cell = CellSpec(request.framework, accelerator, request.profile, backend.name)
     require_present(accelerator)
-    manifest = load_manifest(request.framework)
-    from .rules import load_rules
-
-    rules = load_rules(request.framework)
     cell_dir, resuming = _cell_dir(request, cell)
-    # The environment first: a build that fails leaves no empty cell directory behind.
-    prepared = backend.prepare(request.framework, accelerator.flavor, request.profile)
-    cell_dir.mkdir(parents=True, exist_ok=resuming)
-    plan_path = cell_dir / "plan.json"
+    plan: dict[str, Any]
     if resuming:
-        plan = _read_plan(plan_path)
-        if plan.get("cell") != cell.cell_id:
-            raise UsageError(f"{plan_path} is the plan of {plan.get('cell')}, not {cell.cell_id}")
+        plan = _resumed_plan(cell_dir / "plan.json", cell)
     else:
-        options = request.options
-        if prepared.image is not None:
-            options = PlanOptions(**{**options.__dict__, "image": prepared.image})
-        plan = compile_plan(cell, manifest, rules, options, manifest_root=prepared.manifest_root)
-        write_plan(plan, plan_path)
-    total = sum(len(f["cases"]) for f in plan["functions"])
+        from .rules import load_rules
+
+        # Compiled (and refused, if it selects nothing) before anything is built or made.
+        plan = compile_plan(
+            cell, load_manifest(request.framework), load_rules(request.framework), request.options
+        )
+    # The environment next: a build that fails leaves no empty cell directory behind.
+    prepared = backend.prepare(request.framework, accelerator.flavor, request.profile)
+    if not resuming:
+        plan = {
+            **plan,
+            "manifest_root": prepared.manifest_root or plan["manifest_root"],
+            "image": prepared.image,
+            "installer": prepared.installer,
+        }
+        cell_dir.mkdir(parents=True)
+    total = plan_case_count(plan)
     console.print(f"[bold]{cell.cell_id}[/] on {prepared.description}: {total} cases → {cell_dir}")
     started = time.monotonic()
-    with CellProgress(console, cell.cell_id, cell_dir / "results.jsonl", total):
-        status = backend.run(prepared, plan_path, cell_dir)
+    session = run_session(backend, prepared, plan, cell_dir, console, new=not resuming)
+    status, ended, writer = session.status, session.ended, session.writer
     wall_s = time.monotonic() - started
-    records = _read_records(cell_dir / "results.jsonl")
+    read = read_results(cell_dir / "results.jsonl")
+    records = read.dicts()
     case_counts = dict.fromkeys(("pass", "fail", "skip", "error"), 0)
-    for record in records:
-        case_counts[record.get("outcome", "error")] = (
-            case_counts.get(record.get("outcome", "error"), 0) + 1
-        )
+    for record in read.records:
+        case_counts[record.outcome.value] += 1
     function_counts = dict.fromkeys(("pass", "partial", "complete", "untested"), 0)
     for outcome in function_outcomes(plan, records).values():
         function_counts[outcome] += 1
-    result = CellRunResult(cell_dir, status, case_counts, function_counts, wall_s)
-    if status == 130:
-        raise KeyboardInterrupt
-    if status != 0:
-        log = cell_dir / "logs" / "supervisor.log"
-        tail = log.read_text(errors="replace").strip().splitlines()[-1:] if log.exists() else []
+    result = CellRunResult(cell_dir, status, case_counts, function_counts, wall_s, read.skipped)
+    if read.skipped:
+        console.print(f"[yellow]note:[/] {read.summary(cell_dir / 'results.jsonl')}")
+    if writer.failure is not None:
+        raise writer.failure
+    if status == 130 or ended.get("status") == "interrupted":
+        raise CellInterrupted(
+            f"interrupted: {len(records)} of {total} cases are recorded in {cell_dir}; resume "
+            f"with {plan['rerun_prefix']} --resume {cell_dir.parent}",
+            run_dir=cell_dir.parent,
+        )
+    if status != 0 or ended.get("status") != "complete":
+        reason = ended.get("reason") or f"exit {status}"
         raise CellFailed(
-            f"cell {cell.cell_id} stopped early (exit {status}: {tail[0] if tail else 'no log'}); "
-            f"{len(records)} records kept in {cell_dir}, resume with --resume {cell_dir.parent}",
-            exit_status=status,
+            f"cell {cell.cell_id} stopped early ({reason}); {len(records)} records kept in "
+            f"{cell_dir}, resume with --resume {cell_dir.parent}",
+            exit_status=status or 1,
+        )
+    if writer.rejected:
+        console.print(
+            f"[yellow]note:[/] {writer.rejected} line(s) from the cell were refused "
+            f"({'; '.join(writer.rejections)}); see sessions.jsonl"
         )
     return result

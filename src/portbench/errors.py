@@ -5,10 +5,13 @@ Each message is one sentence that says what is wrong and how to fix it.
 
 from __future__ import annotations
 
+from pathlib import Path
+
 __all__ = [
     "AcceleratorMissing",
     "BackendUnavailable",
     "CellFailed",
+    "CellInterrupted",
     "EnvironmentBuildError",
     "ManifestError",
     "PlanError",
@@ -73,6 +76,16 @@ class CellFailed(PortbenchError):
         super().__init__(message)
         self.exit_status = exit_status
         self.stderr_tail = stderr_tail
+
+
+class CellInterrupted(PortbenchError):
+    """A cell was stopped (Ctrl-C, SIGTERM); what was recorded is kept and it can resume."""
+
+    exit_code = 130
+
+    def __init__(self, message: str, run_dir: Path | None = None) -> None:
+        super().__init__(message)
+        self.run_dir = run_dir
 
 
 class ResultsError(PortbenchError):

@@ -2,6 +2,9 @@
 
 Plan schema history (keep in step with runners/portbench_runner/plan.py):
   1 - first version.
+  2 - ``file_cases`` per function (every case its file registers, as the host reads it, so
+      the worker can refuse a file that registers cases at run time); ``cases_per_worker``
+      (0: a worker runs cases until it dies; 1: every case in a fresh worker process).
 """
 
 from __future__ import annotations
@@ -19,9 +22,18 @@ from .accelerators import Accelerator
 from .errors import UsageError
 from .manifest import Manifest
 
-__all__ = ["PLAN_SCHEMA", "CellSpec", "case_seed", "compile_plan", "write_plan"]
+__all__ = [
+    "PLAN_SCHEMA",
+    "CellSpec",
+    "case_seed",
+    "compile_plan",
+    "plan_case_count",
+    "plan_document",
+    "plan_from_case_files",
+    "write_plan",
+]
 
-PLAN_SCHEMA = 1
+PLAN_SCHEMA = 2
 DEFAULT_SEED = 20230101
 DEFAULT_CASE_TIMEOUT_S = 900.0  # the study's per-test timeout (15 min)
 
@@ -51,6 +63,7 @@ class PlanOptions:
     worker_start_s: float = 600.0
     grace_s: float = 5.0
     max_restarts: int = 3
+    cases_per_worker: int = 0
     timing: dict[str, float] = field(default_factory=dict)
     image: dict[str, Any] | None = None
 
@@ -99,6 +112,7 @@ def compile_plan(
                 "case_file": entry.case_file,
                 "case_file_sha256": entry.case_file_sha256,
                 "untested_reason": entry.untested.get(cell.profile),
+                "file_cases": list(entry.cases),
                 "cases": [
                     {
                         "id": entry.case_id(name),
@@ -109,6 +123,11 @@ def compile_plan(
                     for name in names
                 ],
             }
+        )
+    if not functions or not any(f["cases"] for f in functions):
+        raise UsageError(
+            f"the selection holds no case of the {manifest.framework} manifest; "
+            "`portbench list` shows its functions and case ids"
         )
     prefix = [
         "portbench",
@@ -122,16 +141,44 @@ def compile_plan(
         "--backend",
         cell.backend,
     ]
+    return plan_document(
+        cell=cell.cell_id,
+        framework=cell.framework,
+        profile=cell.profile,
+        backend=cell.backend,
+        accelerator=cell.accelerator.to_plan(),
+        manifest_root=manifest_root or str(manifest.root),
+        functions=functions,
+        rules=rules,
+        options=options,
+        rerun_prefix=shlex.join(prefix),
+    )
+
+
+def plan_document(
+    *,
+    cell: str,
+    framework: str,
+    profile: str,
+    backend: str,
+    accelerator: dict[str, Any],
+    manifest_root: str,
+    functions: list[dict[str, Any]],
+    rules: list[dict[str, Any]],
+    options: PlanOptions,
+    rerun_prefix: str,
+) -> dict[str, Any]:
+    """The plan as the runner reads it; the one place its fields are written."""
     return {
         "schema": PLAN_SCHEMA,
         "kind": "plan",
-        "cell": cell.cell_id,
-        "framework": cell.framework,
-        "profile": cell.profile,
-        "backend": cell.backend,
-        "accelerator": cell.accelerator.to_plan(),
+        "cell": cell,
+        "framework": framework,
+        "profile": profile,
+        "backend": backend,
+        "accelerator": accelerator,
         "image": options.image,
-        "manifest_root": manifest_root or str(manifest.root),
+        "manifest_root": manifest_root,
         "functions": functions,
         "rules": rules,
         "timing": dict(options.timing),
@@ -141,10 +188,70 @@ def compile_plan(
             "grace_s": options.grace_s,
         },
         "max_restarts": options.max_restarts,
+        "cases_per_worker": options.cases_per_worker,
         "seed": options.seed,
-        "rerun_prefix": shlex.join(prefix),
+        "rerun_prefix": rerun_prefix,
         "portbench_version": __version__,
     }
+
+
+def plan_case_count(plan: dict[str, Any]) -> int:
+    return sum(len(f["cases"]) for f in plan["functions"])
+
+
+def plan_from_case_files(
+    root: Path,
+    case_files: dict[str, str],
+    framework: str = "python",
+    options: PlanOptions | None = None,
+    case_timeouts: dict[str, float] | None = None,
+) -> dict[str, Any]:
+    """A host-profile CPU plan over case files written under ``root/cases`` from source text,
+    one function ``demo.<stem>`` per file: what tests and benchmarks run, compiled the way
+    a manifest's plan is (case names read with ``ast``, as the host reads them)."""
+    from .manifest import read_case_names
+
+    options = options or PlanOptions()
+    cases_dir = root / "cases"
+    cases_dir.mkdir(parents=True, exist_ok=True)
+    functions = []
+    for stem, source in case_files.items():
+        path = cases_dir / f"{stem}.py"
+        path.write_text(source)
+        names = read_case_names(path)
+        functions.append(
+            {
+                "function": f"demo.{stem}",
+                "study_test_file": f"{stem}_test.py",
+                "stratum": "1",
+                "frequency": 1,
+                "case_file": f"cases/{stem}.py",
+                "case_file_sha256": None,
+                "untested_reason": None,
+                "file_cases": list(names),
+                "cases": [
+                    {
+                        "id": f"demo.{stem}::{name}",
+                        "name": name,
+                        "seed": index,
+                        "timeout_s": (case_timeouts or {}).get(name, options.case_timeout_s),
+                    }
+                    for index, name in enumerate(names)
+                ],
+            }
+        )
+    return plan_document(
+        cell=f"{framework}/cpu/host",
+        framework=framework,
+        profile="host",
+        backend="host",
+        accelerator={"id": "cpu", "flavor": "cpu", "device_match": "", "generic": "cpu"},
+        manifest_root=str(root),
+        functions=functions,
+        rules=[],
+        options=options,
+        rerun_prefix=f"portbench bench --framework {framework} --accelerator cpu --profile host",
+    )
 
 
 def write_plan(plan: dict[str, Any], path: Path) -> None:

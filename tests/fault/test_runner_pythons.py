@@ -39,8 +39,8 @@ def test_supervisor_and_worker_run_under(version: str, tmp_path: Path) -> None:
 
     from conftest import runner_env, supervise_cmd
 
-    cmd = supervise_cmd(plan, tmp_path / "run")
-    cmd[0] = python
+    # The host (this interpreter) runs the supervisor and its workers with ``python``.
+    cmd = supervise_cmd(plan, tmp_path / "run", python)
     proc = subprocess.run(
         cmd, env=runner_env(), capture_output=True, text=True, timeout=120, check=False
     )

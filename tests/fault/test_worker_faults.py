@@ -156,8 +156,15 @@ def following(ctx):
 
 def test_workers_that_die_before_any_case_end_the_cell_with_one_sentence(tmp_path: Path) -> None:
     plan = make_plan(tmp_path, {"fine": FAULTS}, max_restarts=2)
-    # An interpreter that exits at once: every worker dies before its first case.
-    proc = run_supervisor(plan, tmp_path / "run", python="/bin/false")
+    # An interpreter that runs the supervisor but exits at once as a worker: every worker
+    # dies before its first case.
+    python = tmp_path / "python-for-supervisor-only"
+    python.write_text(
+        f'#!/bin/sh\ncase "$3" in supervise) exec {sys.executable} "$@" --python "$0";; '
+        "*) exit 1;; esac\n"
+    )
+    python.chmod(0o755)
+    proc = run_supervisor(plan, tmp_path / "run", python=str(python))
     assert proc.returncode == 3
     assert "3 workers in a row died before finishing a case" in proc.stderr
     assert "Traceback" not in proc.stderr

@@ -1,29 +1,51 @@
-"""Backends run a cell's plan somewhere: a container, a pinned venv, or this interpreter."""
+"""Backends run a cell's plan somewhere: a container, a pinned venv, or this interpreter.
+
+What each keeps a case away from (``Backend.isolation``):
+- docker: sealed. The case runs as an unprivileged user in a read-only container with no
+  network and no capabilities; the cell's records, plan and logs live on the host, where
+  the container cannot write, and the host stores only what it checked.
+- venv, host: not sealed. The case runs as you; portbench still locks the cell, bounds what
+  it prints, kills what it leaves running and checks every message, but a case could edit
+  the records file directly. Use docker for cases you do not trust.
+"""
 
 from __future__ import annotations
 
-from .base import Backend, PreparedEnvironment
+from rich.console import Console
 
-__all__ = ["BACKENDS", "Backend", "PreparedEnvironment", "get_backend"]
+from ..errors import UsageError
+from .base import Backend, BuildOptions, CellLaunch, PreparedEnvironment
+
+__all__ = [
+    "BACKENDS",
+    "Backend",
+    "BuildOptions",
+    "CellLaunch",
+    "PreparedEnvironment",
+    "make_backend",
+]
 
 BACKENDS = ("docker", "venv", "host")
 
 
-def get_backend(name: str) -> Backend:
-    """The backend named ``name`` (not checked for availability)."""
+def make_backend(
+    name: str,
+    build: BuildOptions | None = None,
+    console: Console | None = None,
+    python: str | None = None,
+) -> Backend:
+    """The backend named ``name`` (not checked for availability): the one factory."""
+    build = build or BuildOptions()
     if name == "host":
         from .host import HostBackend
 
-        return HostBackend()
+        return HostBackend(python, console)
     if name == "venv":
         from .venv import VenvBackend
 
-        return VenvBackend()
+        return VenvBackend(build.find_links, console)
     if name == "docker":
         from .docker_backend import DockerBackend
 
-        backend: Backend = DockerBackend()
-        return backend
-    from ..errors import UsageError
-
+        return DockerBackend(build.base, build.ca_bundle, build.find_links, console)
     raise UsageError(f"unknown backend '{name}' (known: auto, {', '.join(BACKENDS)})")

@@ -1,17 +1,26 @@
-"""The backend protocol and what a prepared environment tells the host."""
+"""The backend protocol, what a prepared environment tells the host, and what a run needs."""
 
 from __future__ import annotations
 
-import os
-import subprocess
-import sys
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any, Protocol
+from typing import TYPE_CHECKING, Any, Protocol
 
-from ..paths import runners_dir
+from rich.console import Console
 
-__all__ = ["Backend", "PreparedEnvironment", "run_supervisor_process"]
+if TYPE_CHECKING:
+    from ..results import CellWriter
+
+__all__ = ["Backend", "BuildOptions", "CellLaunch", "PreparedEnvironment"]
+
+
+@dataclass(frozen=True)
+class BuildOptions:
+    """How environments are built: base image, proxy CA bundle, local wheelhouse."""
+
+    base: str | None = None
+    ca_bundle: Path | None = None
+    find_links: Path | None = None
 
 
 @dataclass(frozen=True)
@@ -26,10 +35,33 @@ class PreparedEnvironment:
     """``{"id": ..., "tag": ...}`` for docker; recorded in the plan and env.json."""
     manifest_root: str | None = None
     """The manifest folder as the cell sees it (differs inside a container)."""
+    installer: str | None = None
+    """What built the environment (``pip``, ``uv``); None where nothing was installed."""
+
+
+@dataclass(frozen=True)
+class CellLaunch:
+    """One session of a cell: its plan, the cases still to run, where its logs go."""
+
+    cell_dir: Path
+    plan_path: Path
+    todo_path: Path
+    collect_env: bool
+    budget_s: float
+    """The host's watchdog: the whole session may not take longer than this."""
+
+    @property
+    def logs(self) -> Path:
+        return self.cell_dir / "logs"
 
 
 class Backend(Protocol):
+    """Where a cell runs. ``console`` shows what the cell prints while it runs."""
+
     name: str
+    isolation: str
+    """One sentence for the docs and ``doctor``: what this backend keeps a case away from."""
+    console: Console
 
     def available(self) -> tuple[bool, str]:
         """Whether this backend can run here, and why not in one sentence."""
@@ -37,50 +69,11 @@ class Backend(Protocol):
     def prepare(self, framework: str, flavor: str, profile: str) -> PreparedEnvironment:
         """Build or reuse the environment of a framework x flavor x profile."""
 
-    def run(self, prepared: PreparedEnvironment, plan_path: Path, run_dir: Path) -> int:
-        """Run the cell's supervisor to completion; its exit status."""
+    def run_cell(
+        self, prepared: PreparedEnvironment, launch: CellLaunch, writer: CellWriter
+    ) -> int:
+        """Run one session of the cell's supervisor, its stdout fed to ``writer``; its exit."""
 
-
-def run_supervisor_process(python: str, plan_path: Path, run_dir: Path) -> int:
-    """Start the in-cell supervisor with ``python`` and wait for it; its exit status.
-
-    Its stdout (one line per case) and stderr go to logs/supervisor.log; the host shows
-    progress by reading results.jsonl, which works the same for every backend.
-    """
-    env = dict(os.environ)
-    env["PYTHONPATH"] = os.pathsep.join(
-        p for p in (str(runners_dir()), env.get("PYTHONPATH", "")) if p
-    )
-    env["PYTHONUNBUFFERED"] = "1"
-    (run_dir / "logs").mkdir(parents=True, exist_ok=True)
-    with open(run_dir / "logs" / "supervisor.log", "ab") as log:
-        proc = subprocess.Popen(
-            [
-                python,
-                "-m",
-                "portbench_runner",
-                "supervise",
-                "--plan",
-                str(plan_path),
-                "--run-dir",
-                str(run_dir),
-            ],
-            stdout=log,
-            stderr=subprocess.STDOUT,
-            stdin=subprocess.DEVNULL,
-            env=env,
-        )
-        try:
-            return proc.wait()
-        except KeyboardInterrupt:
-            # The supervisor records nothing for the in-flight case; the run resumes later.
-            proc.terminate()
-            try:
-                proc.wait(timeout=30)
-            except subprocess.TimeoutExpired:
-                proc.kill()
-            raise
-
-
-def current_python() -> str:
-    return sys.executable
+    def run_tool(self, prepared: PreparedEnvironment, args: list[str], out_dir: Path) -> int:
+        """Run ``python -m portbench_runner ARGS`` in the cell's environment, with ``out_dir``
+        as the one folder it may write (``portbench enumerate``); its exit status."""

@@ -1,17 +1,20 @@
-"""The docker backend: each cell in its own container, from its pinned image.
+"""The docker backend: each cell sealed in its own container, from its pinned image.
 
-The container sees the runner and the manifests read-only, its run directory
-read-write, a private tmpfs /tmp, and nothing else writable; no network, no
-capabilities, no new privileges, memory and pid limits; only what the accelerator
-needs is added. A host-side watchdog stops a container that outlives the cell's
-budget (docker-py's wait timeout is an HTTP timeout, not a kill).
+The container sees the runner, the manifests, the plan and the list of cases to run, all
+read-only; it can write only two size-bounded tmpfs mounts (/tmp and its scratch folder)
+and nothing of the host. It has no network, no capabilities, no new privileges, memory
+and pid limits, a capped engine log, and runs as an unprivileged user; only what the
+accelerator needs is added. The in-cell supervisor sends its records on the container's
+stdout, which the host reads through an attach made before the start, checks and stores
+in the cell directory (the container never sees it). A host-side watchdog stops a
+container that outlives the cell's budget (docker-py's wait timeout is an HTTP timeout,
+not a kill).
 """
 
 from __future__ import annotations
 
 import contextlib
 import fcntl
-import json
 import os
 import threading
 import time
@@ -25,13 +28,21 @@ from ..accelerators import get_accelerator
 from ..errors import BackendUnavailable, CellFailed
 from ..images.build import docker_client, ensure_image, image_spec
 from ..paths import manifests_dir, runners_dir, state_dir
-from .base import PreparedEnvironment
+from ..results import CellWriter
+from ..results.safeio import open_nofollow
+from .base import CellLaunch, PreparedEnvironment
+from .launch import CELL_PATHS, runner_argv, supervise_args
 
 __all__ = ["CELL_UID", "DockerBackend", "container_options"]
 
 CELL_UID = 10001
 MOUNT = "/portbench"
 STOP_GRACE_S = 15
+#: What a container may write: its tmpfs mounts (bounded) and the engine's log (capped).
+TMPFS = {"/tmp": "rw,exec,size=4g", CELL_PATHS["scratch"]: "rw,size=1g,mode=1777"}
+ENGINE_LOG = {"type": "json-file", "config": {"max-size": "16m", "max-file": "1"}}
+#: The supervisor's stderr kept on the host (container.log); the rest is counted.
+CONTAINER_LOG_BYTES = 16 << 20
 
 
 def container_options(accelerator_container: dict[str, Any]) -> dict[str, Any]:
@@ -65,15 +76,23 @@ def _exclusive(accelerator_flavor: str) -> Iterator[None]:
 
 class DockerBackend:
     name = "docker"
+    isolation = (
+        "sealed: the case runs as an unprivileged user in a read-only container with no "
+        "network and no capabilities, can write only bounded tmpfs mounts, and cannot reach "
+        "the cell's records or any host file; the host stores only records it checked"
+    )
 
     def __init__(
-        self, base: str | None = None, ca_bundle: Path | None = None, find_links: Path | None = None
+        self,
+        base: str | None = None,
+        ca_bundle: Path | None = None,
+        find_links: Path | None = None,
+        console: Console | None = None,
     ) -> None:
         self.base = base
         self.ca_bundle = ca_bundle
         self.find_links = find_links
-        self.console = Console(stderr=True, highlight=False)
-        self.accelerator_id: str | None = None
+        self.console = console or Console(stderr=True, highlight=False)
 
     def available(self) -> tuple[bool, str]:
         try:
@@ -93,98 +112,112 @@ class DockerBackend:
             backend=self.name,
             description=f"container {image.tag}",
             image={"id": image.id, "tag": image.tag, "lock_verified": spec.lock.verified},
-            manifest_root=f"{MOUNT}/manifests/{framework}",
+            manifest_root=f"{CELL_PATHS['manifests']}/{framework}",
+            installer="pip",
         )
 
-    def run(self, prepared: PreparedEnvironment, plan_path: Path, run_dir: Path) -> int:
+    def run_cell(
+        self, prepared: PreparedEnvironment, launch: CellLaunch, writer: CellWriter
+    ) -> int:
         assert prepared.image is not None
-        plan = json.loads(plan_path.read_text())
-        accelerator = get_accelerator(plan["accelerator"]["id"])
-        budget_s = sum(c.get("timeout_s") or 900 for f in plan["functions"] for c in f["cases"])
-        budget_s += plan["timeouts"].get("worker_start_s", 600) * (1 + plan["max_restarts"])
-        (run_dir / "logs").mkdir(parents=True, exist_ok=True)
-        self._own_run_dir(run_dir)
-        with _exclusive(accelerator.flavor):
+        accelerator = get_accelerator(writer.plan["accelerator"]["id"])
+        command = runner_argv(
+            "python3",
+            *supervise_args(
+                CELL_PATHS["plan"], CELL_PATHS["scratch"], CELL_PATHS["todo"], launch.collect_env
+            ),
+        )
+        mounts = {
+            str(launch.plan_path): {"bind": CELL_PATHS["plan"], "mode": "ro"},
+            str(launch.todo_path): {"bind": CELL_PATHS["todo"], "mode": "ro"},
+        }
+        log = _BoundedLog(launch.logs / "container.log", self.console)
+        with _exclusive(accelerator.flavor), log:
             return self._run_container(
-                prepared.image["tag"], accelerator.container, run_dir, budget_s
+                prepared.image["tag"],
+                accelerator.container,
+                launch.cell_dir,
+                launch.budget_s,
+                command,
+                mounts,
+                on_stdout=writer.feed,
+                on_stderr=log.write,
             )
 
-    @staticmethod
-    def _own_run_dir(run_dir: Path) -> None:
-        """The container's user must be able to write its run directory, and only that."""
-        for path in [run_dir, *run_dir.rglob("*")]:
-            if os.geteuid() == 0:
-                os.chown(path, CELL_UID, CELL_UID)
-            else:
-                path.chmod(0o777 if path.is_dir() else 0o666)
-
-    def run_tool(self, prepared: PreparedEnvironment, args: list[str], run_dir: Path) -> int:
-        """Run ``python -m portbench_runner ARGS`` in the cell's container, with ``run_dir``
-        writable at /portbench/run and the same sandbox as a cell (``portbench enumerate``)."""
+    def run_tool(self, prepared: PreparedEnvironment, args: list[str], out_dir: Path) -> int:
+        """The walker in the cell's container; ``out_dir`` (a folder the host just made, owned
+        by the cell's user) is its one writable host folder, at /portbench/run."""
         assert prepared.image is not None
-        (run_dir / "logs").mkdir(parents=True, exist_ok=True)
-        self._own_run_dir(run_dir)
-        command = ["python3", "-m", "portbench_runner", *args]
-        return self._run_container(prepared.image["tag"], {}, run_dir, 3600, command)
+        _hand_to_cell_user(out_dir)
+        mounts = {str(out_dir.resolve()): {"bind": CELL_PATHS["out"], "mode": "rw"}}
+        log = _BoundedLog(out_dir.parent / f"{out_dir.name}.log", self.console)
+        with log:
+            return self._run_container(
+                prepared.image["tag"],
+                {},
+                out_dir,
+                3600,
+                runner_argv("python3", *args),
+                mounts,
+                on_stdout=log.write,
+                on_stderr=log.write,
+            )
 
     def _run_container(
         self,
         tag: str,
         accelerator_container: dict[str, Any],
-        run_dir: Path,
+        label_dir: Path,
         budget_s: float,
-        command: list[str] | None = None,
+        command: list[str],
+        mounts: dict[str, dict[str, str]],
+        on_stdout: Any,
+        on_stderr: Any,
     ) -> int:
-        from docker.errors import APIError, NotFound
+        from docker.errors import APIError, DockerException, NotFound
+        from docker.types import LogConfig
 
         client = docker_client()
         options: dict[str, Any] = {
             "network_mode": "none",
             "read_only": True,
-            "tmpfs": {"/tmp": "rw,exec,size=4g"},
+            "tmpfs": dict(TMPFS),
             "cap_drop": ["ALL"],
             "security_opt": ["no-new-privileges"],
             "mem_limit": os.environ.get("PORTBENCH_MEM_LIMIT", "16g"),
             "pids_limit": 4096,
             "user": f"{CELL_UID}:{CELL_UID}",
+            "log_config": LogConfig(type=ENGINE_LOG["type"], config=ENGINE_LOG["config"]),
             # Which cell a container serves, so it can be found (and cleaned up) by that.
-            "labels": {"org.portbench.run-dir": str(run_dir.resolve())},
+            "labels": {"org.portbench.run-dir": str(label_dir.resolve())},
         }
         options.update(container_options(accelerator_container))
         volumes = {
-            str(runners_dir()): {"bind": f"{MOUNT}/runners", "mode": "ro"},
-            str(manifests_dir()): {"bind": f"{MOUNT}/manifests", "mode": "ro"},
-            str(run_dir.resolve()): {"bind": f"{MOUNT}/run", "mode": "rw"},
+            str(runners_dir()): {"bind": CELL_PATHS["runners"], "mode": "ro"},
+            str(manifests_dir()): {"bind": CELL_PATHS["manifests"], "mode": "ro"},
+            **mounts,
         }
-        command = command or [
-            "python3",
-            "-m",
-            "portbench_runner",
-            "supervise",
-            "--plan",
-            f"{MOUNT}/run/plan.json",
-            "--run-dir",
-            f"{MOUNT}/run",
-        ]
         try:
-            container = client.containers.run(
+            container = client.containers.create(
                 tag,
                 command,
-                detach=True,
                 volumes=volumes,
-                environment={"PYTHONPATH": f"{MOUNT}/runners"},
+                environment={"PYTHONPATH": CELL_PATHS["runners"], "PYTHONUNBUFFERED": "1"},
                 **options,
             )
+            # Attached before the start, so not a byte of the records is missed.
+            stream = client.api.attach(
+                container.id, stdout=True, stderr=True, stream=True, logs=False, demux=True
+            )
+            container.start()
         except APIError as exc:
             raise CellFailed(
                 f"the Docker engine refused to start {tag}: {exc.explanation}"
             ) from None
-        logger = threading.Thread(
-            target=self._stream_logs,
-            args=(container, run_dir / "logs" / "container.log"),
-            daemon=True,
-        )
-        logger.start()
+        except DockerException as exc:
+            raise CellFailed(f"the Docker engine failed while starting {tag}: {exc}") from None
+        reader = threading.Thread(target=_pump, args=(stream, on_stdout, on_stderr), daemon=True)
+        reader.start()
         deadline = time.monotonic() + budget_s
         try:
             while True:
@@ -195,25 +228,85 @@ class DockerBackend:
                     # The watchdog: the in-cell supervisor should never let this happen.
                     container.stop(timeout=STOP_GRACE_S)
                     raise CellFailed(
-                        f"container of {tag} outlived the cell budget of {budget_s:.0f} s and was stopped; resume to finish"
+                        f"container of {tag} outlived the cell budget of {budget_s:.0f} s and "
+                        "was stopped; resume to finish"
                     )
                 time.sleep(0.5)
             status = int(container.wait().get("StatusCode", 1))
         except KeyboardInterrupt:
-            # SIGTERM reaches the supervisor (PID 1), which ends the session as interrupted.
-            container.stop(timeout=STOP_GRACE_S)
-            raise
+            # SIGTERM reaches the supervisor (PID 1), which ends the session as interrupted;
+            # what it still sends is read before the interrupt goes on.
+            with contextlib.suppress(APIError, NotFound):
+                container.stop(timeout=STOP_GRACE_S)
+            reader.join(timeout=STOP_GRACE_S + 10)
+            return 130
+        except (APIError, DockerException) as exc:
+            with contextlib.suppress(APIError, NotFound, DockerException):
+                container.stop(timeout=STOP_GRACE_S)
+            raise CellFailed(
+                f"the Docker engine failed while {tag} ran ({exc}); what was recorded is "
+                "kept: check the engine (docker info) and resume"
+            ) from None
         finally:
-            logger.join(timeout=5)
-            with contextlib.suppress(NotFound, APIError):
+            reader.join(timeout=30)
+            with contextlib.suppress(NotFound, APIError, DockerException):
                 container.remove(force=True)
         return status
 
-    def _stream_logs(self, container: Any, path: Path) -> None:
-        with open(path, "ab") as handle:
-            for chunk in container.logs(stream=True, follow=True):
-                handle.write(chunk)
-                handle.flush()
-                text = chunk.decode("utf-8", "replace").rstrip()
-                if text:
-                    self.console.print(text, style="dim", markup=False, highlight=False)
+
+def _pump(stream: Any, on_stdout: Any, on_stderr: Any) -> None:
+    """Feed the demultiplexed attach stream to its two consumers until the container ends."""
+    from docker.errors import DockerException
+
+    try:
+        for out, err in stream:
+            if out:
+                on_stdout(out)
+            if err:
+                on_stderr(err)
+    except (DockerException, OSError):
+        return
+
+
+def _hand_to_cell_user(folder: Path) -> None:
+    """Let the cell's user write ``folder``, a folder the host has just made (never a link)."""
+    fd = os.open(folder, os.O_RDONLY | os.O_DIRECTORY | getattr(os, "O_NOFOLLOW", 0))
+    try:
+        if os.geteuid() == 0:
+            os.fchown(fd, CELL_UID, CELL_UID)
+        else:
+            os.fchmod(fd, 0o777)
+    finally:
+        os.close(fd)
+
+
+class _BoundedLog:
+    """The container's stderr: shown on the console, kept in a file up to a size, then counted."""
+
+    def __init__(self, path: Path, console: Console) -> None:
+        self.path = path
+        self.console = console
+        self._fd: int | None = None
+        self.kept = 0
+        self.dropped = 0
+
+    def __enter__(self) -> _BoundedLog:
+        self._fd = open_nofollow(self.path, os.O_WRONLY | os.O_APPEND | os.O_CREAT)
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        if self._fd is not None:
+            if self.dropped:
+                os.write(self._fd, f"[{self.dropped} more bytes not kept]\n".encode())
+            os.close(self._fd)
+            self._fd = None
+
+    def write(self, chunk: bytes) -> None:
+        room = CONTAINER_LOG_BYTES - self.kept
+        if self._fd is not None and room > 0:
+            os.write(self._fd, chunk[:room])
+            self.kept += min(room, len(chunk))
+        self.dropped += max(0, len(chunk) - max(room, 0))
+        text = chunk.decode("utf-8", "replace").rstrip()
+        if text:
+            self.console.print(text[-2000:], style="dim", markup=False, highlight=False)

@@ -5,7 +5,12 @@ from __future__ import annotations
 import sys
 from pathlib import Path
 
-from .base import PreparedEnvironment, run_supervisor_process
+from rich.console import Console
+
+from ..paths import runners_dir
+from ..results import CellWriter
+from .base import CellLaunch, PreparedEnvironment
+from .launch import run_tool_process, stream_supervisor
 
 __all__ = ["HostBackend"]
 
@@ -14,9 +19,15 @@ class HostBackend:
     """For machines where nothing can be installed (a locked-down GPU box): profile ``host``."""
 
     name = "host"
+    isolation = (
+        "none from the case: it runs as your user in this interpreter's environment, so it "
+        "can read and write what you can, the cell's records included; portbench bounds its "
+        "output, kills what it leaves running and checks what it reports"
+    )
 
-    def __init__(self, python: str | None = None) -> None:
+    def __init__(self, python: str | None = None, console: Console | None = None) -> None:
         self.python = python or sys.executable
+        self.console = console or Console(stderr=True, highlight=False)
 
     def available(self) -> tuple[bool, str]:
         return True, ""
@@ -26,6 +37,12 @@ class HostBackend:
             backend=self.name, description=f"this interpreter ({self.python})", python=self.python
         )
 
-    def run(self, prepared: PreparedEnvironment, plan_path: Path, run_dir: Path) -> int:
+    def run_cell(
+        self, prepared: PreparedEnvironment, launch: CellLaunch, writer: CellWriter
+    ) -> int:
         assert prepared.python is not None
-        return run_supervisor_process(prepared.python, plan_path, run_dir)
+        return stream_supervisor(prepared.python, str(runners_dir()), False, launch, writer)
+
+    def run_tool(self, prepared: PreparedEnvironment, args: list[str], out_dir: Path) -> int:
+        assert prepared.python is not None
+        return run_tool_process(prepared.python, args, pinned=False)

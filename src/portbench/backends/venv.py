@@ -13,9 +13,13 @@ import subprocess
 import sys
 from pathlib import Path
 
+from rich.console import Console
+
 from ..errors import BackendUnavailable, EnvironmentBuildError
-from ..paths import state_dir
-from .base import PreparedEnvironment, run_supervisor_process
+from ..paths import runners_dir, state_dir
+from ..results import CellWriter
+from .base import CellLaunch, PreparedEnvironment
+from .launch import run_tool_process, stream_supervisor
 
 __all__ = ["VenvBackend", "find_python", "missing_wheel_sentence"]
 
@@ -61,9 +65,15 @@ def missing_wheel_sentence(pip_output: str, profile: str) -> str | None:
 
 class VenvBackend:
     name = "venv"
+    isolation = (
+        "none from the case: it runs as your user, so it can read and write what you can, "
+        "the cell's records included; portbench bounds its output, kills what it leaves "
+        "running and checks what it reports, but only the docker backend seals a cell"
+    )
 
-    def __init__(self, find_links: Path | None = None) -> None:
+    def __init__(self, find_links: Path | None = None, console: Console | None = None) -> None:
         self.find_links = find_links
+        self.console = console or Console(stderr=True, highlight=False)
 
     def available(self) -> tuple[bool, str]:
         return True, ""
@@ -94,6 +104,7 @@ class VenvBackend:
             backend=self.name,
             description=f"venv {env_dir.name} (profile {profile}{note})",
             python=str(env_dir / "bin" / "python"),
+            installer="pip",
         )
 
     def _build(self, env_dir: Path, python: str, lock: object, profile: str) -> None:
@@ -132,6 +143,12 @@ class VenvBackend:
         shutil.rmtree(env_dir, ignore_errors=True)
         partial.rename(env_dir)
 
-    def run(self, prepared: PreparedEnvironment, plan_path: Path, run_dir: Path) -> int:
+    def run_cell(
+        self, prepared: PreparedEnvironment, launch: CellLaunch, writer: CellWriter
+    ) -> int:
         assert prepared.python is not None
-        return run_supervisor_process(prepared.python, plan_path, run_dir)
+        return stream_supervisor(prepared.python, str(runners_dir()), True, launch, writer)
+
+    def run_tool(self, prepared: PreparedEnvironment, args: list[str], out_dir: Path) -> int:
+        assert prepared.python is not None
+        return run_tool_process(prepared.python, args, pinned=True)

@@ -96,11 +96,11 @@ def _doctor(args: argparse.Namespace) -> int:
     engines.add_column("backend")
     engines.add_column("available")
     engines.add_column("detail")
-    from ..backends import BACKENDS, get_backend
+    from ..backends import BACKENDS, make_backend
 
     for name in BACKENDS:
         try:
-            ok, why = get_backend(name).available()
+            ok, why = make_backend(name).available()
         except ImportError as exc:
             ok, why = False, f"not installed ({exc})"
         engines.add_row(name, "yes" if ok else "no", why)

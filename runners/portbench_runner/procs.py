@@ -1,0 +1,121 @@
+"""Process hygiene inside a cell: who dies with whom, and which processes are a case's strays.
+
+Linux-only facilities (``prctl``, ``/proc``) are used where present and skipped elsewhere, so
+the runner still works (with less hygiene) on other systems.
+
+- The supervisor makes itself non-dumpable: processes of the same user (the case's code runs
+  as the same user) can then neither open its ``/proc/PID/fd`` (its stdout carries the
+  records to the host) nor read its memory or attach to it.
+- The supervisor is a child subreaper: a process a case detaches (``setsid`` and a double
+  fork) is re-parented to the supervisor instead of init, so it can still be found.
+- A worker asks for SIGKILL when its parent dies, so it never outlives its supervisor.
+"""
+
+from __future__ import annotations
+
+import ctypes
+import os
+import signal
+import sys
+from typing import Dict, Iterable, List, Set
+
+__all__ = [
+    "descendants",
+    "die_with_parent",
+    "kill_pids",
+    "make_subreaper",
+    "make_undumpable",
+    "reap_adopted",
+]
+
+_PR_SET_PDEATHSIG = 1
+_PR_SET_DUMPABLE = 4
+_PR_SET_CHILD_SUBREAPER = 36
+
+
+def _prctl(option: int, value: int) -> bool:
+    if not sys.platform.startswith("linux"):
+        return False
+    try:
+        libc = ctypes.CDLL(None, use_errno=True)
+        return int(libc.prctl(option, value, 0, 0, 0)) == 0
+    except (OSError, AttributeError):
+        return False
+
+
+def make_undumpable() -> bool:
+    return _prctl(_PR_SET_DUMPABLE, 0)
+
+
+def make_subreaper() -> bool:
+    return _prctl(_PR_SET_CHILD_SUBREAPER, 1)
+
+
+def die_with_parent(expected_parent: int, sig: int = signal.SIGKILL) -> None:
+    """Get ``sig`` when the parent dies (SIGKILL by default); exit now if it already has."""
+    _prctl(_PR_SET_PDEATHSIG, int(sig))
+    # The parent may have died before the prctl: then we were re-parented already.
+    if expected_parent and os.getppid() != expected_parent:
+        os._exit(3)
+
+
+def _parents(live_only: bool = True) -> Dict[int, int]:
+    """pid -> parent pid for every process visible in /proc (zombies left out unless asked)."""
+    parents: Dict[int, int] = {}
+    try:
+        names = os.listdir("/proc")
+    except OSError:
+        return parents
+    for name in names:
+        if not name.isdigit():
+            continue
+        try:
+            with open(f"/proc/{name}/stat", "rb") as handle:
+                stat = handle.read()
+        except OSError:
+            continue
+        # The command name (field 2) may hold spaces and parentheses: split after the last ')'.
+        fields = stat[stat.rfind(b")") + 2 :].split()
+        if len(fields) > 1 and not (live_only and fields[0] == b"Z"):
+            parents[int(name)] = int(fields[1])
+    return parents
+
+
+def descendants(root: int) -> Set[int]:
+    """Every live process below ``root`` (not ``root`` itself)."""
+    children: Dict[int, List[int]] = {}
+    for pid, parent in _parents().items():
+        children.setdefault(parent, []).append(pid)
+    found: Set[int] = set()
+    stack = [root]
+    while stack:
+        for child in children.get(stack.pop(), ()):
+            if child not in found:
+                found.add(child)
+                stack.append(child)
+    return found
+
+
+def kill_pids(pids: Iterable[int]) -> int:
+    """SIGKILL each pid (ignoring ones already gone); how many were signalled."""
+    killed = 0
+    for pid in sorted(set(pids)):
+        try:
+            os.kill(pid, signal.SIGKILL)
+            killed += 1
+        except (ProcessLookupError, PermissionError):
+            continue
+    return killed
+
+
+def reap_adopted(exclude: Set[int]) -> None:
+    """Collect exited children other than ``exclude`` (the workers, which ``Popen`` reaps):
+    orphans the supervisor adopted as subreaper would otherwise stay zombies."""
+    me = os.getpid()
+    for pid, parent in _parents(live_only=False).items():
+        if parent != me or pid in exclude:
+            continue
+        try:
+            os.waitpid(pid, os.WNOHANG)
+        except ChildProcessError:
+            continue
