@@ -125,8 +125,10 @@ def tests(session: nox.Session) -> None:
 
 @nox.session(python=PYTHON)
 def lint(session: nox.Session) -> None:
-    """ruff (lint and format check) and mypy on the host package."""
+    """ruff (lint and format check); mypy on the host package, then on the runner."""
     _install(session, "lint")
     session.run("ruff", "check", ".")
     session.run("ruff", "format", "--check", ".")
     session.run("mypy")
+    # The oldest target current mypy accepts (the runner itself runs on 3.8+).
+    session.run("mypy", "--python-version", "3.10", "runners/portbench_runner")

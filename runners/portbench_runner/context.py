@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import contextlib
-from typing import Any, Callable, Dict, Iterator, Optional, Tuple
+from typing import Any, Callable, Dict, Iterator, Optional, Tuple, cast
 
 from . import checks
 from .adapters.base import Adapter
@@ -177,7 +177,7 @@ class Context:
         graph = getattr(self._adapter, "graph", None)
         if graph is None:
             raise CaseBug(f"ctx.graph is TensorFlow only, not {self.framework}")
-        return graph(fn, **options)
+        return cast(Callable[..., Any], graph(fn, **options))
 
     # -- checks -----------------------------------------------------------------
     def to_numpy(self, value: Any) -> Any:

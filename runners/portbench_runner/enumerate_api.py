@@ -318,7 +318,7 @@ class _Walk:
                 self.paths[key] = [preferred[key]] + [p for p in paths if p != preferred[key]]
 
     def names(self) -> List[Dict[str, Any]]:
-        rows = []
+        rows: List[Dict[str, Any]] = []
         for key, kind in self.kinds.items():
             paths = sorted(set(self.paths[key]), key=_path_key)
             name = self.paths[key][0] if kind == "method" else paths[0]

@@ -13,7 +13,7 @@ from typing import Any, Dict, List
 try:
     from typing import TypedDict
 except ImportError:  # pragma: no cover
-    TypedDict = dict  # type: ignore[misc,assignment]
+    TypedDict = dict  # type: ignore[assignment]
 
 __all__ = ["PLAN_SCHEMA", "CaseEntry", "Plan", "PlanInvalid", "load_plan", "validate_plan"]
 

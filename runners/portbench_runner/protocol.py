@@ -22,7 +22,7 @@ from __future__ import annotations
 import json
 import math
 import os
-from typing import Any, Dict, List
+from typing import Any, Dict, List, Tuple
 
 __all__ = [
     "HOST_TYPES",
@@ -63,7 +63,7 @@ def strict(value: Any) -> Any:
 
 
 def encode(
-    message: Dict[str, Any], types: tuple = WORKER_TYPES + COMMAND_TYPES + HOST_TYPES
+    message: Dict[str, Any], types: Tuple[str, ...] = WORKER_TYPES + COMMAND_TYPES + HOST_TYPES
 ) -> bytes:
     """One line of strict JSON; raises ``TypeError``/``ValueError`` for what JSON cannot hold."""
     if message.get("type") not in types:
@@ -76,7 +76,7 @@ def _refuse_constant(name: str) -> Any:
     raise ProtocolError(f"non-standard JSON constant {name}")
 
 
-def decode(line: bytes, types: tuple = WORKER_TYPES) -> Dict[str, Any]:
+def decode(line: bytes, types: Tuple[str, ...] = WORKER_TYPES) -> Dict[str, Any]:
     """A message of one of ``types``, or ``ProtocolError`` saying what is wrong with the line."""
     if len(line) > MAX_LINE_BYTES:
         raise ProtocolError(f"a line of {len(line)} bytes, over the {MAX_LINE_BYTES} limit")

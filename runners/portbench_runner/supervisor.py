@@ -637,6 +637,7 @@ class _Drive:
                     flush_held()
                     phase, stage, started_at = "running", "setup", time.time()
                     worker.output.new_case()
+                    assert asked is not None
                     deadline = time.monotonic() + sup.case_timeout(asked)
                     sup.host.send({"type": "start", "case": asked})
                 elif phase == "running" and kind == "stage" and case == asked:

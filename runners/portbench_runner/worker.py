@@ -13,7 +13,7 @@ import os
 import sys
 import time
 import traceback
-from typing import Any, Callable, Dict, List, Optional, Tuple
+from typing import Any, Callable, Dict, List, Optional, Tuple, Union
 
 from . import api
 from .adapters import DeviceMismatch, DeviceMissing, make_adapter
@@ -151,7 +151,7 @@ class CaseFiles:
     def __init__(self, root: str, framework: str) -> None:
         self.root = root
         self.framework = framework
-        self._loaded: Dict[str, Any] = {}
+        self._loaded: Dict[str, Union[Dict[str, api.CaseSpec], BaseException]] = {}
 
     def cases(self, relative: str, listed: Optional[List[str]] = None) -> Dict[str, api.CaseSpec]:
         """The file's cases by name; raises what the import raised (an ``error`` outcome).

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import contextlib
 import os
-from typing import Any, Callable, Dict, Iterator, List, Optional
+from typing import Any, Callable, Dict, Iterator, List, Optional, cast
 
 from .base import Adapter, DeviceMissing
 
@@ -86,7 +86,7 @@ class JaxAdapter(Adapter):
         return isinstance(value, self.jax.Array)
 
     def leaves(self, value: Any) -> List[Any]:
-        return self.jax.tree_util.tree_leaves(value)
+        return cast(List[Any], self.jax.tree_util.tree_leaves(value))
 
     def sync(self, value: Any) -> None:
         # Every leaf of the pytree (tuples from svd, lu, top_k included) is waited for.
@@ -111,7 +111,7 @@ class JaxAdapter(Adapter):
         return array
 
     def compiled(self, fn: Callable[..., Any], **options: Any) -> Callable[..., Any]:
-        return self.jax.jit(fn, **options)
+        return cast(Callable[..., Any], self.jax.jit(fn, **options))
 
     def null_op(self, x: Any) -> Any:
         return self.jax.numpy.negative(x)

@@ -5,7 +5,7 @@ from __future__ import annotations
 import contextlib
 import os
 import re
-from typing import Any, Callable, Dict, Iterator, List, Optional
+from typing import Any, Callable, Dict, Iterator, List, Optional, cast
 
 from .base import Adapter, DeviceMissing
 
@@ -93,7 +93,7 @@ class TensorFlowAdapter(Adapter):
         return tensor
 
     def leaves(self, value: Any) -> List[Any]:
-        return self.tf.nest.flatten(value, expand_composites=True)
+        return cast(List[Any], self.tf.nest.flatten(value, expand_composites=True))
 
     def is_tensor(self, value: Any) -> bool:
         return isinstance(value, (self.tf.Tensor, self.tf.Variable))
@@ -130,11 +130,11 @@ class TensorFlowAdapter(Adapter):
 
     def compiled(self, fn: Callable[..., Any], **options: Any) -> Callable[..., Any]:
         options.setdefault("jit_compile", True)
-        return self.tf.function(fn, **options)
+        return cast(Callable[..., Any], self.tf.function(fn, **options))
 
     def graph(self, fn: Callable[..., Any], **options: Any) -> Callable[..., Any]:
         """``tf.function`` without XLA: the graph executor."""
-        return self.tf.function(fn, **options)
+        return cast(Callable[..., Any], self.tf.function(fn, **options))
 
     def null_op(self, x: Any) -> Any:
         return self.tf.negative(x)

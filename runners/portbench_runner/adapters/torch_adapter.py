@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import os
-from typing import Any, Callable, Dict, Optional
+from typing import Any, Callable, Dict, Optional, cast
 
 from .base import Adapter, DeviceMissing
 
@@ -18,7 +18,7 @@ class TorchAdapter(Adapter):
 
         self.torch = torch
         self.version = torch.__version__
-        self.xm = None
+        self.xm: Any = None
         if self.flavor == "cpu":
             self.device = torch.device("cpu")
             self.device_name = "cpu"
@@ -137,7 +137,7 @@ class TorchAdapter(Adapter):
 
         if not hasattr(self.torch, "compile"):
             raise SkipCase(f"torch.compile does not exist in torch {self.version}")
-        return self.torch.compile(fn, **options)
+        return cast(Callable[..., Any], self.torch.compile(fn, **options))
 
     def null_op(self, x: Any) -> Any:
         return self.torch.neg(x)
