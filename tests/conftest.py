@@ -133,3 +133,17 @@ def with_default_sigint(command: list[str]) -> list[str]:
         "os.execvp(sys.argv[1], sys.argv[1:])"
     )
     return [sys.executable, "-c", reset, *command]
+
+
+def project_with_cases(tmp_path: Path, framework: str, cases: str) -> Path:
+    """A portbench home sharing the real runner, images and locks, with one case file."""
+    home = tmp_path / "home"
+    (home / "manifests" / framework / "cases").mkdir(parents=True)
+    (home / "runners").symlink_to(ROOT / "runners")
+    (home / "images").symlink_to(ROOT / "images")
+    (home / "manifests" / framework / "cases" / "probe.py").write_text(cases)
+    (home / "manifests" / framework / "manifest.toml").write_text(
+        f'schema = 1\nframework = "{framework}"\n[[function]]\nfunction = "probe.sandbox"\n'
+        'study_test_file = "probe_test.py"\nstratum = "1"\ncase_file = "cases/probe.py"\n'
+    )
+    return home

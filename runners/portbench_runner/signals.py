@@ -4,6 +4,8 @@ from __future__ import annotations
 
 from typing import Optional
 
+from .bounds import safe_str
+
 __all__ = ["CaseBug", "CheckFailed", "FallbackDetected", "SkipCase", "StageFailure"]
 
 
@@ -35,7 +37,7 @@ class StageFailure(Exception):
     """
 
     def __init__(self, stage: str, original: BaseException, note: Optional[str] = None) -> None:
-        super().__init__(str(original))
+        super().__init__(safe_str(original))
         self.stage = stage
         self.original = original
         self.note = note

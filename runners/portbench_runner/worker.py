@@ -93,10 +93,22 @@ def _raised_by_framework(exc: BaseException, framework: str) -> bool:
     return False
 
 
+def _str_works(exc: BaseException) -> bool:
+    try:
+        str(exc)
+    except Exception:
+        return False
+    return True
+
+
 def outcome_from_exception(
     exc: BaseException, stage: str, framework: str, rules: List[Dict[str, Any]]
 ) -> Dict[str, Any]:
     """Outcome fields of a case that raised ``exc`` while the context was at ``stage``."""
+    original = exc.original if isinstance(exc, StageFailure) else exc
+    if not _str_works(original):
+        # An exception that cannot even say what it is came from the case's own code.
+        return {"outcome": "error", "error": _error_fields(original)}
     if isinstance(exc, SkipCase):
         return {"outcome": "skip", "reason": clip(safe_str(exc) or "skipped", REASON_CHARS)}
     if isinstance(exc, CheckFailed):

@@ -9,7 +9,9 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from conftest import ROOT, jax_cpu_bench
+from conftest import jax_cpu_bench, project_with_cases
+
+__all__ = ["docker_bench", "portbench", "project_with_cases"]
 
 pytestmark = pytest.mark.docker
 
@@ -66,17 +68,3 @@ def docker_bench(home: Path, run_dir: Path, *extra: str) -> subprocess.Completed
     return portbench(
         *jax_cpu_bench("--backend", "docker", "--run-dir", str(run_dir), *extra)[3:], home=home
     )
-
-
-def project_with_cases(tmp_path: Path, framework: str, cases: str) -> Path:
-    """A portbench home sharing the real runner, images and locks, with one case file."""
-    home = tmp_path / "home"
-    (home / "manifests" / framework / "cases").mkdir(parents=True)
-    (home / "runners").symlink_to(ROOT / "runners")
-    (home / "images").symlink_to(ROOT / "images")
-    (home / "manifests" / framework / "cases" / "probe.py").write_text(cases)
-    (home / "manifests" / framework / "manifest.toml").write_text(
-        f'schema = 1\nframework = "{framework}"\n[[function]]\nfunction = "probe.sandbox"\n'
-        'study_test_file = "probe_test.py"\nstratum = "1"\ncase_file = "cases/probe.py"\n'
-    )
-    return home

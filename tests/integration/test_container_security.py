@@ -1,5 +1,5 @@
-"""Inside a cell's container: no network, nothing writable but the run directory and /tmp,
-and a worker killed by the OOM killer is recorded as memory."""
+"""Inside a cell's container: no network, nothing writable but its bounded tmpfs mounts (/tmp
+and its scratch folder), and a worker killed by the OOM killer is recorded as memory."""
 
 from __future__ import annotations
 
@@ -36,14 +36,20 @@ def network(ctx):
 
 @case("writes-outside-are-blocked")
 def writes(ctx):
-    outside = ["/portbench/manifests/x", "/portbench/runners/x", "/etc/x", "/opt/cell/x", "/x"]
+    outside = ["/portbench/manifests/x", "/portbench/runners/x", "/portbench/plan.json",
+               "/portbench/todo.json", "/portbench/x", "/etc/x", "/opt/cell/x", "/x"]
     blocked = ctx.measure(lambda: [p for p in outside if not _blocked(lambda: _write(p))], warm=False)
-    ctx.check(blocked == [], "writable outside the run directory: %s" % blocked)
+    ctx.check(blocked == [], "writable outside the scratch mounts: %s" % blocked)
 
-@case("run-dir-and-tmp-are-writable")
+@case("only-bounded-tmpfs-is-writable")
 def allowed(ctx):
-    ctx.measure(lambda: (_write("/tmp/ok"), _write("/portbench/run/logs/ok")), warm=False)
-    ctx.check(os.path.exists("/portbench/run/logs/ok"), "run directory not writable")
+    ctx.measure(lambda: (_write("/tmp/ok"), _write("/portbench/scratch/ok")), warm=False)
+    with open("/proc/mounts") as handle:
+        mounts = {line.split()[1]: line.split() for line in handle}
+    for path in ("/tmp", "/portbench/scratch"):
+        ctx.check(mounts[path][2] == "tmpfs" and "size=" in mounts[path][3],
+                  "%s is not a size-bounded tmpfs: %s" % (path, mounts[path]))
+    ctx.check(not os.path.exists("/portbench/run"), "the host's run directory is mounted")
 
 @case("not-root")
 def user(ctx):
