@@ -4,8 +4,6 @@ from __future__ import annotations
 
 import hashlib
 import json
-import os
-import shutil
 import subprocess
 import tempfile
 from dataclasses import dataclass
@@ -15,9 +13,11 @@ from typing import Any
 from rich.console import Console
 
 from ..backends.base import Backend, PreparedEnvironment
+from ..backends.launch import runner_argv, runner_environment
 from ..cellrun import BuildOptions, choose_backend
 from ..errors import CellFailed, ResultsError, UsageError
 from ..paths import runners_dir
+from ..results.safeio import read_bounded
 
 __all__ = [
     "ENUMERATION_SCHEMA",
@@ -112,15 +112,11 @@ def cell_python(
     return chosen, chosen.prepare(framework, "cpu", profile)
 
 
-def _run_interpreter(interpreter: str, framework: str, args: list[str]) -> None:
-    env = dict(os.environ)
-    env["PYTHONPATH"] = os.pathsep.join(
-        [str(runners_dir()), *filter(None, [env.get("PYTHONPATH")])]
-    )
+def _run_interpreter(interpreter: str, framework: str, args: list[str], pinned: bool) -> None:
     try:
         done = subprocess.run(
-            [interpreter, "-m", "portbench_runner", *args],
-            env=env,
+            runner_argv(interpreter, *args),
+            env=runner_environment(str(runners_dir()), pinned),
             capture_output=True,
             text=True,
             check=False,
@@ -145,26 +141,36 @@ def _run_interpreter(interpreter: str, framework: str, args: list[str]) -> None:
         )
 
 
+#: The largest listing a walk may leave (a walk with --members lists tens of thousands).
+MAX_LISTING_BYTES = 256 << 20
+
+
 def _run_container(
-    chosen: Any, prepared: PreparedEnvironment, framework: str, out: Path, walk: WalkOptions
+    chosen: Backend, prepared: PreparedEnvironment, framework: str, out: Path, walk: WalkOptions
 ) -> None:
-    # In a container the runner is mounted read-only and only the run folder is writable:
-    # the walker writes there and the file is copied out.
+    # In a container the runner is mounted read-only and one fresh folder is writable: the
+    # walker writes its listing there, and the host reads it as untrusted input (no link
+    # followed, its size bounded) before writing it where the user asked.
     with tempfile.TemporaryDirectory(prefix="portbench-enumerate-") as folder:
-        work = Path(folder)
+        work = Path(folder) / "out"
+        work.mkdir()
         status = chosen.run_tool(
             prepared, walk.args(framework, "/portbench/run/enumeration.json"), work
         )
-        produced = work / "enumeration.json"
-        if status != 0 or not produced.exists():
-            log = work / "logs" / "container.log"
+        try:
+            listing = read_bounded(work / "enumeration.json", MAX_LISTING_BYTES)
+        except (OSError, ResultsError):
+            listing = None
+        if status != 0 or listing is None:
+            log = Path(folder) / "out.log"
             lines = log.read_text(errors="replace").strip().splitlines() if log.exists() else []
             tail = lines[-1] if lines else "(no output)"
             raise CellFailed(
                 f"enumerating {framework} in {prepared.description} failed: {tail}",
                 exit_status=status,
             )
-        shutil.copyfile(produced, out)
+        with open(out, "xb") as handle:
+            handle.write(listing)
 
 
 def run_enumeration(
@@ -193,12 +199,13 @@ def run_enumeration(
     build = build or BuildOptions(base=base)
     chosen, prepared = cell_python(framework, profile, python, backend, console, build)
     if prepared.python is not None:
-        _run_interpreter(prepared.python, framework, walk.args(framework, str(out.resolve())))
-        return out
-    if chosen is None or not hasattr(chosen, "run_tool"):
-        raise UsageError(
-            f"the {prepared.backend} backend cannot run the walker; use --backend venv"
+        pinned = prepared.backend == "venv"
+        _run_interpreter(
+            prepared.python, framework, walk.args(framework, str(out.resolve())), pinned
         )
+        return out
+    if chosen is None:
+        raise UsageError("--python names an interpreter, not a container; drop --backend")
     _run_container(chosen, prepared, framework, out, walk)
     return out
 

@@ -244,22 +244,37 @@ def test_venv_backend_runs_the_walker_in_the_cells_interpreter(
     fake_root: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     """`--backend venv`: the walker runs with the interpreter the venv backend prepared for
-    the profile's CPU cell (building a real venv from a lock needs the network, so the
-    build is replaced by this interpreter; backend choice and the run are real)."""
+    the profile's CPU cell, seeing that venv's packages and not the host's PYTHONPATH
+    (building a venv from a lock needs the network, so the build is replaced by a small
+    venv whose site-packages holds the fake framework; backend choice and the run are real)."""
+    venv = tmp_path / "venv"
+    subprocess.run([sys.executable, "-m", "venv", "--without-pip", str(venv)], check=True)
+    python = venv / "bin" / "python"
+    site = subprocess.run(
+        [str(python), "-c", "import sysconfig; print(sysconfig.get_paths()['purelib'])"],
+        capture_output=True,
+        text=True,
+        check=True,
+    ).stdout.strip()
+    (Path(site) / "fakefw.pth").write_text(f"{fake_root}\n")
     asked: list[tuple[str, str, str]] = []
 
     def prepare(
         self: VenvBackend, framework: str, flavor: str, profile: str
     ) -> PreparedEnvironment:
         asked.append((framework, flavor, profile))
-        return PreparedEnvironment(backend="venv", description="venv test", python=sys.executable)
+        return PreparedEnvironment(backend="venv", description="venv test", python=str(python))
 
     monkeypatch.setattr(VenvBackend, "prepare", prepare)
-    monkeypatch.setenv("PYTHONPATH", str(fake_root))
+    # A host PYTHONPATH must not leak into a pinned cell: this one would shadow the framework.
+    shadow = tmp_path / "host-only" / "fakefw"
+    shadow.mkdir(parents=True)
+    (shadow / "__init__.py").write_text("raise ImportError('the host PYTHONPATH leaked')\n")
+    monkeypatch.setenv("PYTHONPATH", str(tmp_path / "host-only"))
     out = run_enumeration("fakefw", "current", tmp_path / "enum.json", backend="venv")
     assert asked == [("fakefw", "cpu", "current")]
     doc = json.loads(out.read_text())
-    assert doc["provenance"]["executable"] == sys.executable
+    assert doc["provenance"]["executable"] == str(python)
     assert len(doc["names"]) == 8
 
 
@@ -269,9 +284,10 @@ class _FakeContainerBackend:
 
     name = "docker"
 
-    def __init__(self, fake_root: Path, status: int = 0) -> None:
+    def __init__(self, fake_root: Path, status: int = 0, plant_link: Path | None = None) -> None:
         self.fake_root = fake_root
         self.status = status
+        self.plant_link = plant_link
         self.args: list[str] = []
 
     def prepare(self, framework: str, flavor: str, profile: str) -> PreparedEnvironment:
@@ -279,10 +295,15 @@ class _FakeContainerBackend:
 
     def run_tool(self, prepared: PreparedEnvironment, args: list[str], run_dir: Path) -> int:
         self.args = args
-        (run_dir / "logs").mkdir(parents=True, exist_ok=True)
         local = [a.replace("/portbench/run", str(run_dir)) for a in args]
         done = _walk(self.fake_root, local)
-        (run_dir / "logs" / "container.log").write_text(done.stderr or "error: boom\n")
+        # The real backend keeps the container's output beside the folder, out of its reach.
+        (run_dir.parent / f"{run_dir.name}.log").write_text(done.stderr or "error: boom\n")
+        if self.plant_link is not None:
+            # A hostile walker replaces its listing with a link to a host file.
+            listing = run_dir / "enumeration.json"
+            listing.unlink()
+            listing.symlink_to(self.plant_link)
         return self.status or done.returncode
 
 
@@ -321,6 +342,18 @@ def test_container_backend_gets_the_walk_and_its_output_comes_back(
     with pytest.raises(CellFailed, match="in container fake:tag failed") as caught:
         run_enumeration("fakefw", "current", tmp_path / "again.json")
     assert "\n" not in str(caught.value)
+
+
+def test_a_listing_the_container_replaced_by_a_link_is_not_followed(
+    fake_root: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    secret = tmp_path / "host-secret"
+    secret.write_text("not for the report")
+    linking = _FakeContainerBackend(fake_root, plant_link=secret)
+    monkeypatch.setattr(enumerate_module, "choose_backend", lambda *a, **k: linking)
+    with pytest.raises(CellFailed, match="failed"):
+        run_enumeration("fakefw", "current", tmp_path / "linked.json")
+    assert not (tmp_path / "linked.json").exists()
 
 
 @pytest.mark.parametrize(
