@@ -196,8 +196,8 @@ def run_cell(request: BenchRequest, console: Console) -> CellRunResult:
         raise writer.failure
     if status == 130 or ended.get("status") == "interrupted":
         raise CellInterrupted(
-            f"interrupted: {len(records)} of {total} cases are recorded in {cell_dir}; resume "
-            f"with {plan['rerun_prefix']} --resume {cell_dir.parent}",
+            f"interrupted: {len(records)} of {total} cases are recorded in {cell_dir}; "
+            f"resume with --resume {cell_dir.parent}",
             run_dir=cell_dir.parent,
         )
     if status != 0 or ended.get("status") != "complete":

@@ -1,0 +1,138 @@
+"""The host's writer of a cell: it stores only valid, planned, first records, under a lock."""
+
+from __future__ import annotations
+
+import json
+import math
+from pathlib import Path
+
+import pytest
+
+from portbench.errors import ResultsError, UsageError
+from portbench.plan import plan_from_case_files
+from portbench.results import CellWriter, read_results, read_sessions
+from portbench.results.safeio import dumps_strict, loads_strict
+
+CASES = """
+from portbench_runner.api import case
+
+@case("a")
+@case("b")
+def run(ctx):
+    ctx.measure(len, "x")
+"""
+
+
+def _plan(tmp_path: Path) -> dict:
+    return plan_from_case_files(tmp_path / "src", {"demo": CASES})
+
+
+def _record(plan: dict, name: str, **fields: object) -> dict:
+    function = plan["functions"][0]
+    case = next(c for c in function["cases"] if c["name"] == name)
+    record = {
+        "schema": 2,
+        "kind": "case",
+        "cell": plan["cell"],
+        "framework": plan["framework"],
+        "accelerator": "cpu",
+        "profile": plan["profile"],
+        "function": function["function"],
+        "study_test_file": function["study_test_file"],
+        "case": case["id"],
+        "case_name": name,
+        "case_file": function["case_file"],
+        "case_file_sha256": None,
+        "seed": case["seed"],
+        "outcome": "pass",
+        "stage": None,
+        "category": None,
+        "rule": None,
+        "reason": None,
+        "error": None,
+        "exit": None,
+        "stderr_tail": None,
+        "timing": {"cold_ms": 1.0, "warm": None},
+        "evidence": None,
+        "output": {"bytes": 0, "dropped_bytes": 0},
+        "strays_killed": 0,
+        "worker": {"pid": 1, "index": 0},
+        "started_at": "2026-11-23T00:00:00+00:00",
+        "duration_s": 0.1,
+        "rerun": "portbench bench --case x",
+    }
+    record.update(fields)
+    return record
+
+
+def _line(message: dict) -> bytes:
+    return (dumps_strict(message) + "\n").encode()
+
+
+def test_only_valid_planned_first_records_are_stored(tmp_path: Path) -> None:
+    plan = _plan(tmp_path)
+    cell = tmp_path / "cell"
+    cell.mkdir()
+    foreign = _record(plan, "a", cell="torch/cpu/paper")
+    unplanned = _record(plan, "a", case="demo.other::zzz")
+    with CellWriter(cell, plan) as writer:
+        stream = b"".join(
+            [
+                _line({"type": "record", "record": _record(plan, "a")}),
+                _line({"type": "record", "record": _record(plan, "a", outcome="fail")}),
+                _line({"type": "record", "record": foreign}),
+                _line({"type": "record", "record": unplanned}),
+                _line({"type": "record", "record": _record(plan, "b", outcome="bogus")}),
+                b"not json at all\n",
+                b"x" * (2 << 20) + b"\n",
+            ]
+        )
+        # Bytes arrive in arbitrary pieces, as from a pipe.
+        for start in range(0, len(stream), 4093):
+            writer.feed(stream[start : start + 4093])
+        session = writer.finish(0)
+    read = read_results(cell / "results.jsonl")
+    assert [(r.case_name, r.outcome.value) for r in read.records] == [("a", "pass")]
+    assert read.skipped == 0
+    assert session["rejected_lines"] == 6
+    assert session["status"] == "aborted"  # no session line came from the supervisor
+    (line,), bad = read_sessions(cell / "sessions.jsonl")
+    assert (line.status, bad) == ("aborted", 0)
+
+
+def test_a_second_writer_on_the_same_cell_is_refused(tmp_path: Path) -> None:
+    plan = _plan(tmp_path)
+    cell = tmp_path / "cell"
+    cell.mkdir()
+    with CellWriter(cell, plan), pytest.raises(UsageError, match="is writing"):
+        CellWriter(cell, plan).__enter__()
+    with CellWriter(cell, plan):  # released with its holder
+        pass
+
+
+def test_links_in_the_cell_are_refused_not_followed(tmp_path: Path) -> None:
+    plan = _plan(tmp_path)
+    cell = tmp_path / "cell"
+    cell.mkdir()
+    target = tmp_path / "elsewhere"
+    target.write_text("keep\n")
+    (cell / "results.jsonl").symlink_to(target)
+    with pytest.raises(ResultsError, match="symbolic link"):
+        CellWriter(cell, plan).__enter__()
+    assert target.read_text() == "keep\n"
+
+
+def test_non_finite_numbers_are_strict_json_and_read_back(tmp_path: Path) -> None:
+    plan = _plan(tmp_path)
+    cell = tmp_path / "cell"
+    cell.mkdir()
+    timing = {"cold_ms": math.inf, "warm": None}
+    with CellWriter(cell, plan) as writer:
+        writer.feed(_line({"type": "record", "record": _record(plan, "a", timing=timing)}))
+        writer.finish(0)
+    text = (cell / "results.jsonl").read_text()
+    assert loads_strict(text)["timing"]["cold_ms"] == "Infinity"
+    (record,) = read_results(cell / "results.jsonl").records
+    assert record.timing is not None and math.isinf(record.timing.cold_ms)
+    with pytest.raises(ValueError):
+        loads_strict(json.dumps({"x": math.nan}))
