@@ -211,3 +211,22 @@ def test_bench_lists_the_failures_it_recorded(tmp_path: Path) -> None:
     for fragment in ("demo.faults::segfault", "crash", "demo.faults::hang", "timeout", "memory"):
         assert fragment in text
     assert "demo.faults::before" not in text
+
+
+def test_a_fresh_worker_per_case_when_the_plan_asks(tmp_path: Path) -> None:
+    source = """
+import os
+from portbench_runner.api import case
+
+@case("one")
+@case("two")
+@case("three")
+def pid(ctx):
+    ctx.measure(os.getpid, warm=False)
+"""
+    plan = make_plan(tmp_path, {"pids": source}, cases_per_worker=1)
+    proc = run_supervisor(plan, tmp_path / "run")
+    assert proc.returncode == 0, proc.stderr
+    records = read_jsonl(tmp_path / "run" / "results.jsonl")
+    assert len({r["worker"]["pid"] for r in records}) == 3
+    assert read_jsonl(tmp_path / "run" / "sessions.jsonl")[-1]["status"] == "complete"
