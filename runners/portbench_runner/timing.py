@@ -1,17 +1,31 @@
-"""Cold and warm timing of one callable, synchronized, with standard-library statistics."""
+"""Cold and warm timing of one callable, synchronized, with standard-library statistics.
+
+Warm sampling stops when the estimate is good enough (``mode: adaptive``, the default): once
+``adaptive_min_samples`` blocks are in, it stops as soon as the distribution-free 95%
+confidence interval of the median is within ``ci_target_rel`` of the median (as pyperf and
+torch.utils.benchmark's adaptive_autorange stop on what they see), or at a cap: the time
+budget, ``max_samples``, or ``max_warm_s``. ``mode: fixed`` samples until the budget is spent
+(portbench before adaptive stopping), for comparisons. Either way the record says why it
+stopped, how wide the interval was, and keeps the per-call times of the samples.
+"""
 
 from __future__ import annotations
 
+import math
 import statistics
 import time
 from typing import Any, Callable, Dict, List, Optional, Tuple
 
-__all__ = ["DEFAULT_TIMING", "TimingSettings", "summarize", "time_call"]
+__all__ = ["DEFAULT_TIMING", "TimingSettings", "median_ci_rel", "summarize", "time_call"]
 
 #: Settings a plan may override under ``"timing"``.
-TimingSettings = Dict[str, float]
+TimingSettings = Dict[str, Any]
 
 DEFAULT_TIMING: TimingSettings = {
+    # adaptive: stop once the median is known to ci_target_rel; fixed: spend the budget.
+    "mode": "adaptive",
+    "ci_target_rel": 0.02,
+    "adaptive_min_samples": 10,
     # Warm samples are taken until this much time was spent (and min_samples reached)...
     "warm_budget_s": 0.25,
     "min_samples": 3,
@@ -25,10 +39,40 @@ DEFAULT_TIMING: TimingSettings = {
     # A measurement whose IQR exceeds this share of its median is flagged as noisy.
     "noisy_iqr_ratio": 0.1,
 }
+_Z95 = 1.959964
+MAX_SAMPLES_KEPT = 1000
 
 
-def summarize(samples_s: List[float], calls_per_sample: int, noisy_ratio: float) -> Dict[str, Any]:
-    """Median, quartiles, minimum, mean of per-call times (ms) from per-sample seconds."""
+def median_ci_rel(values: List[float]) -> Optional[float]:
+    """Half-width of the median's 95% confidence interval over the median, or None.
+
+    Distribution-free: the interval runs between the order statistics at ranks about
+    n/2 -+ 1.96 sqrt(n)/2 (the binomial's normal approximation), so it needs no assumption
+    about the shape of the timings. None below 3 values or for a zero median.
+    """
+    n = len(values)
+    if n < 3:
+        return None
+    ordered = sorted(values)
+    median = statistics.median(ordered)
+    if median <= 0:
+        return None
+    spread = _Z95 * math.sqrt(n) / 2.0
+    # 1-based ranks j = floor(n/2 - s) and k = ceil(1 + n/2 + s), made 0-based and clamped.
+    low = max(0, math.floor(n / 2.0 - spread) - 1)
+    high = min(n - 1, math.ceil(1 + n / 2.0 + spread) - 1)
+    return (ordered[high] - ordered[low]) / 2.0 / median
+
+
+def summarize(
+    samples_s: List[float],
+    calls_per_sample: int,
+    noisy_ratio: float,
+    stopped_by: Optional[str] = None,
+    ci_target_rel: Optional[float] = None,
+) -> Dict[str, Any]:
+    """Median, quartiles, minimum, mean of per-call times (ms) from per-sample seconds, with
+    the median's interval width, why sampling stopped, and the per-call samples."""
     per_call_ms = [s * 1000.0 / calls_per_sample for s in samples_s]
     median = statistics.median(per_call_ms)
     if len(per_call_ms) >= 2:
@@ -36,6 +80,12 @@ def summarize(samples_s: List[float], calls_per_sample: int, noisy_ratio: float)
     else:
         q1 = q3 = median
     iqr = q3 - q1
+    ci = median_ci_rel(per_call_ms)
+    wide = (
+        ci_target_rel is not None
+        and stopped_by not in (None, "converged")
+        and (ci is None or ci > ci_target_rel)
+    )
     return {
         "median_ms": median,
         "q1_ms": q1,
@@ -45,7 +95,12 @@ def summarize(samples_s: List[float], calls_per_sample: int, noisy_ratio: float)
         "mean_ms": statistics.fmean(per_call_ms),
         "samples": len(per_call_ms),
         "calls_per_sample": calls_per_sample,
-        "noisy": bool(median > 0 and iqr / median > noisy_ratio),
+        # Noisy: a wide spread, or a cap reached before the interval was as narrow as asked.
+        "noisy": bool(median > 0 and iqr / median > noisy_ratio) or bool(wide),
+        "ci95_rel": ci,
+        "stopped_by": stopped_by,
+        # Bounded in the record (schema 2 keeps at most this many).
+        "samples_ms": per_call_ms[:MAX_SAMPLES_KEPT],
     }
 
 
@@ -97,15 +152,28 @@ def time_call(
         if calibration_s >= conf["max_warm_s"]:
             break
         n = int(min(conf["max_calls_per_block"], n * 2))
+    adaptive = conf.get("mode", "adaptive") == "adaptive"
+    target = float(conf["ci_target_rel"])
+    floor = int(conf["adaptive_min_samples"])
     samples: List[float] = []
     spent = 0.0
+    stopped_by = "max_samples"
     while len(samples) < conf["max_samples"]:
         block_s = _run_block(call, sync, n, clock)
         samples.append(block_s)
         spent += block_s
         if spent >= conf["max_warm_s"]:
+            stopped_by = "max_time"
             break
+        if adaptive and len(samples) >= floor:
+            ci = median_ci_rel(samples)
+            if ci is not None and ci <= target:
+                stopped_by = "converged"
+                break
         if spent >= conf["warm_budget_s"] and len(samples) >= conf["min_samples"]:
+            stopped_by = "max_time" if adaptive else "budget"
             break
-    timing["warm"] = summarize(samples, n, conf["noisy_iqr_ratio"])
+    timing["warm"] = summarize(
+        samples, n, conf["noisy_iqr_ratio"], stopped_by, target if adaptive else None
+    )
     return output, timing

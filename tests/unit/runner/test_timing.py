@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from portbench_runner.timing import summarize, time_call
+from portbench_runner.timing import median_ci_rel, summarize, time_call
 
 
 class FakeClock:
@@ -67,3 +67,53 @@ def test_summary_flags_noisy_measurements() -> None:
     assert noisy["noisy"] is True
     assert noisy["median_ms"] == pytest.approx(1500.0)
     assert noisy["min_ms"] == pytest.approx(1000.0)
+
+
+class SpreadClock(FakeClock):
+    """A clock whose calls cost ``cost_s`` times a repeating pattern of factors."""
+
+    def __init__(self, cost_s: float, factors: list[float]) -> None:
+        super().__init__(cost_s)
+        self.factors = factors
+
+    def work(self) -> str:
+        self.calls += 1
+        self.now += self.cost_s * self.factors[self.calls % len(self.factors)]
+        return "out"
+
+
+def test_a_quiet_case_stops_early_with_a_narrow_interval() -> None:
+    clock = FakeClock(1e-3)
+    _, timing = time_call(clock.work, lambda _: None, {"warm_budget_s": 10.0}, clock=clock)
+    warm = timing["warm"]
+    assert warm["stopped_by"] == "converged"
+    assert warm["samples"] == 10  # the floor: identical samples converge at once
+    assert warm["ci95_rel"] == pytest.approx(0.0)
+    assert not warm["noisy"]
+    assert len(warm["samples_ms"]) == warm["samples"]
+
+
+def test_a_noisy_case_hits_the_cap_and_is_marked() -> None:
+    # Calls alternate between 1x and 3x their cost: the median never settles to 2%.
+    clock = SpreadClock(1e-3, [1.0, 3.0, 1.0, 3.0, 3.0])
+    settings = {"warm_budget_s": 10.0, "max_samples": 60, "block_min_s": 0.0}
+    _, timing = time_call(clock.work, lambda _: None, settings, clock=clock)
+    warm = timing["warm"]
+    assert warm["stopped_by"] == "max_samples"
+    assert warm["samples"] == 60
+    assert warm["ci95_rel"] > 0.02
+    assert warm["noisy"]
+
+
+def test_fixed_mode_spends_the_budget() -> None:
+    clock = FakeClock(1e-3)
+    settings = {"mode": "fixed", "warm_budget_s": 0.05, "block_min_s": 0.0}
+    _, timing = time_call(clock.work, lambda _: None, settings, clock=clock)
+    assert timing["warm"]["stopped_by"] == "budget"
+    assert timing["warm"]["samples"] == 50
+
+
+def test_median_interval_is_none_when_it_cannot_be_told() -> None:
+    assert median_ci_rel([1.0, 1.0]) is None
+    assert median_ci_rel([0.0, 0.0, 0.0]) is None
+    assert median_ci_rel([1.0] * 5 + [2.0] * 5) > 0.2
