@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import ast
 import hashlib
+import os
 import re
 import tomllib
 from dataclasses import dataclass, field
@@ -149,6 +150,32 @@ def _check_entry(raw: Any, where: str) -> dict[str, Any]:
     return raw
 
 
+def _case_path(folder: Path, case_file: str, where: str) -> Path:
+    """``folder / case_file``, refused unless it names a file inside ``folder``.
+
+    Only what lies in the manifest folder is hashed into the plan and mounted into a cell, so
+    a case file must not be absolute, climb out with ``..``, or be a link that leads out.
+    """
+    if Path(case_file).is_absolute():
+        raise ManifestError(
+            f"{where}: case_file {case_file!r} is an absolute path; move the file into "
+            f"{folder} and name it relative to that folder"
+        )
+    if os.path.normpath(case_file).split(os.sep)[0] == os.pardir:
+        raise ManifestError(
+            f"{where}: case_file {case_file!r} climbs out of the manifest folder {folder} with "
+            f"'..'; move the file into that folder and name it relative to it"
+        )
+    case_path = folder / case_file
+    resolved = case_path.resolve()
+    if not resolved.is_relative_to(folder.resolve()):
+        raise ManifestError(
+            f"{where}: case_file {case_file!r} goes through a symbolic link that leads out of "
+            f"the manifest folder {folder} (to {resolved}); replace the link with a copy of the file"
+        )
+    return case_path
+
+
 def load_manifest(framework: str, root: Path | None = None) -> Manifest:
     """Read and validate ``manifests/<framework>/manifest.toml``; errors name file and entry."""
     if framework not in FRAMEWORKS and root is None:
@@ -187,7 +214,7 @@ def load_manifest(framework: str, root: Path | None = None) -> Manifest:
         name = raw.get("function", f"#{index + 1}") if isinstance(raw, dict) else f"#{index + 1}"
         where = f"{path}: function '{name}'"
         raw = _check_entry(raw, where)
-        case_path = folder / raw["case_file"]
+        case_path = _case_path(folder, raw["case_file"], where)
         if not case_path.is_file():
             raise ManifestError(f"{where}: case file {raw['case_file']} does not exist")
         cases = read_case_names(case_path)

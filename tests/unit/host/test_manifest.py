@@ -106,3 +106,51 @@ def test_rules_are_validated(tmp_path: Path) -> None:
         '[[rule]]\nid = "x"\ncategory = "type"\ntypes = ["E"]\nwhy = "doc"\n'
     )
     assert load_rules("demo", tmp_path) == [{"id": "x", "category": "type", "types": ["E"]}]
+
+
+@pytest.mark.parametrize(
+    ("form", "message"),
+    [
+        ("absolute", "is an absolute path; move the file into"),
+        ("dotdot", "climbs out of the manifest folder"),
+        ("symlink", "goes through a symbolic link that leads out of the manifest folder"),
+        ("linked_dir", "goes through a symbolic link that leads out of the manifest folder"),
+    ],
+)
+def test_a_case_file_outside_the_manifest_folder_is_refused(
+    tmp_path: Path, form: str, message: str
+) -> None:
+    # The outside file is a valid case file: only where it lies is wrong.
+    outside = tmp_path / "elsewhere"
+    outside.mkdir()
+    (outside / "f.py").write_text(CASES)
+    root = _write(tmp_path / "root", 'schema = 1\nframework = "demo"\n' + ENTRY)
+    folder = root / "demo"
+    case_file = {
+        "absolute": str(outside / "f.py"),
+        "dotdot": "../../elsewhere/f.py",
+        "symlink": "cases/link.py",
+        "linked_dir": "linked/f.py",
+    }[form]
+    (folder / "cases" / "link.py").symlink_to(outside / "f.py")
+    (folder / "linked").symlink_to(outside, target_is_directory=True)
+    (folder / "manifest.toml").write_text(
+        'schema = 1\nframework = "demo"\n' + ENTRY.replace('"cases/f.py"', f'"{case_file}"')
+    )
+    with pytest.raises(ManifestError, match=message) as info:
+        load_manifest("demo", root)
+    text = str(info.value)
+    assert "manifest.toml: function 'demo.f'" in text
+    assert case_file in text
+    assert text.count(";") == 1 and "\n" not in text  # one sentence: what is wrong; the fix
+
+
+def test_a_link_that_stays_inside_the_manifest_folder_is_accepted(tmp_path: Path) -> None:
+    root = _write(tmp_path, 'schema = 1\nframework = "demo"\n' + ENTRY)
+    folder = root / "demo"
+    (folder / "cases" / "link.py").symlink_to(folder / "cases" / "f.py")
+    (folder / "manifest.toml").write_text(
+        'schema = 1\nframework = "demo"\n' + ENTRY.replace("cases/f.py", "cases/link.py")
+    )
+    (entry,) = load_manifest("demo", root).functions
+    assert entry.cases == ("a", "b")
