@@ -8,13 +8,15 @@ from __future__ import annotations
 
 import argparse
 import importlib
+import shlex
 import sys
 from collections.abc import Sequence
 
 from rich.console import Console
+from rich.markup import escape
 
 from . import __version__
-from .errors import PortbenchError
+from .errors import CellInterrupted, PortbenchError
 
 __all__ = ["build_parser", "main"]
 
@@ -49,6 +51,20 @@ def build_parser() -> argparse.ArgumentParser:
     return parser
 
 
+def _interrupted(exc: CellInterrupted) -> str:
+    """The sentence for a stopped cell, naming the real run directory to resume."""
+    message = str(exc).strip()
+    if exc.run_dir is None:
+        return message or "interrupted: what was recorded is kept; rerun the command to go on"
+    if str(exc.run_dir) in message:
+        return message
+    head = message.rstrip(".") if message else "interrupted: what was recorded is kept"
+    return (
+        f"{head}; resume with portbench bench and the same options plus "
+        f"--resume {shlex.quote(str(exc.run_dir))}"
+    )
+
+
 def main(argv: Sequence[str] | None = None) -> int:
     """Run one command; return its exit code (errors print one sentence, no traceback)."""
     parser = build_parser()
@@ -59,11 +75,17 @@ def main(argv: Sequence[str] | None = None) -> int:
     err = Console(stderr=True, highlight=False, soft_wrap=True)
     try:
         return int(args.func(args))
+    except CellInterrupted as exc:
+        err.print(f"[bold yellow]{escape(_interrupted(exc))}[/]")
+        return exc.exit_code
     except PortbenchError as exc:
-        err.print(f"[bold red]error:[/] {exc}")
+        err.print(f"[bold red]error:[/] {escape(str(exc))}")
+        for line in exc.log_tail():
+            err.print(line, style="dim", markup=False, emoji=False)
         return exc.exit_code
     except KeyboardInterrupt:
-        err.print("interrupted: what was recorded is kept; resume with --resume RUN_DIR")
+        command = shlex.join(["portbench", *(sys.argv[1:] if argv is None else argv)])
+        err.print(f"interrupted: what was written so far is kept; run {escape(command)} again")
         return 130
 
 

@@ -5,6 +5,7 @@ Each message is one sentence that says what is wrong and how to fix it.
 
 from __future__ import annotations
 
+import re
 from pathlib import Path
 
 __all__ = [
@@ -21,10 +22,31 @@ __all__ = [
 ]
 
 
+#: At most this many of an error's collected log lines (pip's, a build's) are shown.
+LOG_TAIL_LINES = 40
+#: ... each cut to this many characters.
+LOG_LINE_CHARS = 300
+# A collected log's escape sequences and control characters are not the terminal's.
+_CONTROL = re.compile(r"\x1b\[[0-?]*[ -/]*[@-~]|\x1b[@-_]|[\x00-\x08\x0b-\x1f\x7f]")
+
+
 class PortbenchError(Exception):
     """Base class: ``str(exc)`` is shown to the user as it is; ``exit_code`` is returned."""
 
     exit_code = 1
+
+    @property
+    def collected_log(self) -> str:
+        """Output the failure collected (pip's, a build's, a process's stderr); shown after."""
+        return ""
+
+    def log_tail(self, lines: int = LOG_TAIL_LINES) -> list[str]:
+        """The last ``lines`` non-blank lines of :attr:`collected_log`, bounded and printable."""
+        kept = [_CONTROL.sub("", line).rstrip() for line in self.collected_log.splitlines()]
+        kept = [line for line in kept if line.strip()][-lines:] if lines > 0 else []
+        return [
+            line if len(line) <= LOG_LINE_CHARS else line[:LOG_LINE_CHARS] + "…" for line in kept
+        ]
 
 
 class UsageError(PortbenchError):
@@ -60,6 +82,10 @@ class EnvironmentBuildError(PortbenchError):
         super().__init__(message)
         self.log = log
 
+    @property
+    def collected_log(self) -> str:
+        return self.log
+
 
 class BackendUnavailable(PortbenchError):
     """The requested backend cannot run here (no engine, no such Python)."""
@@ -76,6 +102,10 @@ class CellFailed(PortbenchError):
         super().__init__(message)
         self.exit_status = exit_status
         self.stderr_tail = stderr_tail
+
+    @property
+    def collected_log(self) -> str:
+        return self.stderr_tail
 
 
 class CellInterrupted(PortbenchError):

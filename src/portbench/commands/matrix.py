@@ -12,11 +12,12 @@ from pathlib import Path
 from typing import Any
 
 from rich.console import Console
+from rich.markup import escape
 from rich.table import Table
 
 from ..accelerators import Accelerator, is_present, load_accelerators
 from ..cellrun import BenchRequest, new_run_dir, run_cell
-from ..errors import PortbenchError
+from ..errors import CellInterrupted, PortbenchError
 from ..manifest import FRAMEWORKS
 from ..plan import PlanOptions
 from ..profiles import DEFAULT_PROFILE
@@ -77,8 +78,12 @@ def _matrix(args: argparse.Namespace) -> int:
                         "cases": result.case_counts,
                     }
                 )
+            except CellInterrupted:
+                raise  # Ctrl-C stops the matrix; the CLI names the run directory to resume
             except PortbenchError as exc:
-                console.print(f"[red]{cell} failed:[/] {exc}")
+                console.print(f"[red]{cell} failed:[/] {escape(str(exc))}")
+                for line in exc.log_tail():
+                    console.print(line, style="dim", markup=False, emoji=False)
                 cells.append({"cell": cell, "status": "failed", "reason": str(exc)})
     for acc_id, why in unreachable.items():
         for framework in args.frameworks:

@@ -192,12 +192,29 @@ def _context(spec: ImageSpec, base: str) -> bytes:
     return buffer.getvalue()
 
 
-def _build_failure(spec: ImageSpec, log: str) -> EnvironmentBuildError:
+#: The build log's last lines kept in an :class:`EnvironmentBuildError` (the CLI shows them).
+BUILD_LOG_TAIL_LINES = 40
+
+
+def _log_lines(stream: Any) -> list[str]:
+    """The non-blank lines of a build's JSON stream (its ``stream`` and ``error`` texts)."""
+    lines: list[str] = []
+    for item in stream:
+        if not isinstance(item, dict):
+            continue
+        text = item.get("stream") or item.get("error") or ""
+        lines.extend(line.rstrip() for line in str(text).splitlines() if line.strip())
+    return lines
+
+
+def _build_failure(spec: ImageSpec, log_lines: list[str]) -> EnvironmentBuildError:
+    log = "\n".join(log_lines)
+    tail_log = "\n".join(log_lines[-BUILD_LOG_TAIL_LINES:])
     if "CERTIFICATE_VERIFY_FAILED" in log:
         return EnvironmentBuildError(
             "pip inside the build could not verify the index's TLS certificate; pass the proxy's "
             "CA bundle with --ca-bundle FILE (default: pip's configured cert)",
-            log=log[-4000:],
+            log=tail_log,
         )
     match = _NO_DIST.search(log)
     if match:
@@ -209,16 +226,22 @@ def _build_failure(spec: ImageSpec, log: str) -> EnvironmentBuildError:
         return EnvironmentBuildError(
             f"{match.group(1)} is served by no index this build can reach; put the wheel in a "
             f"wheelhouse and pass --find-links DIR (or the framework's release index){nearest}",
-            log=log[-4000:],
+            log=tail_log,
         )
-    tail = [line for line in log.strip().splitlines() if line.strip()][-1:] or ["no output"]
+    last = log_lines[-1] if log_lines else "no output"
     return EnvironmentBuildError(
-        f"building {spec.repository} ({spec.profile.name}) failed: {tail[0][:200]}", log=log[-4000:]
+        f"building {spec.repository} ({spec.profile.name}) failed: {last[:200]}; the last lines "
+        "of the build's output follow",
+        log=tail_log,
     )
 
 
 def ensure_image(spec: ImageSpec, note: Callable[[str], None], client: Any = None) -> BuiltImage:
-    """Reuse the image with this content hash, or build it; the build log goes to ``note``."""
+    """Reuse the image with this content hash, or build it.
+
+    Notes (a fallback base, an unverified lock) go to ``note``; a failed build raises
+    :class:`EnvironmentBuildError` holding the build log's last lines, which the CLI shows.
+    """
     from docker.errors import APIError, BuildError, ImageNotFound
 
     client = client or docker_client()
@@ -244,9 +267,10 @@ def ensure_image(spec: ImageSpec, note: Callable[[str], None], client: Any = Non
         f"{LABEL}.lock-verified": str(spec.lock.verified).lower(),
         f"{LABEL}.base": base,
     }
-    log_lines: list[str] = []
     try:
-        image, stream = client.images.build(
+        # The SDK reads the whole build before it returns or raises; on failure its log is
+        # the exception's build_log, whose last lines go into the error the user sees.
+        image, _ = client.images.build(
             fileobj=io.BytesIO(_context(spec, base)),
             custom_context=True,
             tag=tag,
@@ -256,17 +280,8 @@ def ensure_image(spec: ImageSpec, note: Callable[[str], None], client: Any = Non
             rm=True,
             forcerm=True,
         )
-        for chunk in stream:
-            text = chunk.get("stream", "") if isinstance(chunk, dict) else ""
-            if text.strip():
-                log_lines.append(text.rstrip())
     except BuildError as exc:
-        log = "\n".join(
-            str(item.get("stream", item.get("error", "")))
-            for item in exc.build_log
-            if isinstance(item, dict)
-        )
-        raise _build_failure(spec, log) from None
+        raise _build_failure(spec, _log_lines(exc.build_log)) from None
     except APIError as exc:
         raise EnvironmentBuildError(
             f"the Docker engine refused the build of {tag}: {exc.explanation}"
