@@ -2,18 +2,20 @@
 
 from __future__ import annotations
 
+import uuid
 from pathlib import Path
 from typing import Any
 
 import pytest
 
 from integration.conftest import portbench
+from integration.image_ledger import ImageLedger
 
 pytestmark = pytest.mark.docker
 
 
 def test_export_then_import_restores_the_image(
-    jax_image: str, docker_client: Any, tmp_path: Path
+    jax_image: str, docker_client: Any, image_ledger: ImageLedger, tmp_path: Path
 ) -> None:
     archive = tmp_path / "jax-current.tar"
     args = (
@@ -28,11 +30,29 @@ def test_export_then_import_restores_the_image(
     )
     exported = portbench("images", "export", *args, "--out", str(archive))
     assert exported.returncode == 0, exported.stderr
-    image_id = docker_client.images.get(jax_image).id
-    docker_client.images.remove(jax_image, force=True)
-    imported = portbench("images", "import", str(archive))
-    assert imported.returncode == 0, imported.stderr
-    assert docker_client.images.get(jax_image).id == image_id
+    image = docker_client.images.get(jax_image)
+    image_id = image.id
+    if image_ledger.owns(docker_client, jax_image):
+        # This session built it: remove it for real, then load it back.
+        image_ledger.remove(docker_client, jax_image)
+        keep = None
+    else:
+        # It was here before the tests (the same content tag): never delete it. A tag of
+        # the test's own keeps the image while its tag is removed and loaded back.
+        keep = f"portbench-test/keep:{uuid.uuid4().hex[:12]}"
+        image.tag(*keep.rsplit(":", 1))
+        docker_client.images.remove(jax_image)  # one of two tags: only untags
+    try:
+        imported = portbench("images", "import", str(archive))
+        assert imported.returncode == 0, imported.stderr
+        assert docker_client.images.get(jax_image).id == image_id
+    finally:
+        if keep is not None:
+            if jax_image not in docker_client.images.get(keep).tags:
+                docker_client.images.get(keep).tag(*jax_image.rsplit(":", 1))
+            # The test's own tag goes only while the image keeps its own (then it untags).
+            if jax_image in docker_client.images.get(keep).tags:
+                docker_client.images.remove(keep)
     damaged = tmp_path / "damaged.tar"
     damaged.write_bytes(b"not a tar")
     refused = portbench("images", "import", str(damaged))
