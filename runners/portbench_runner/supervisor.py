@@ -425,6 +425,8 @@ class Supervisor:
             "profile": plan["profile"],
             "backend": plan["backend"],
             "image": plan.get("image"),
+            # What built the cell's environment (pip, uv; None where nothing was installed).
+            "installer": plan.get("installer"),
             "portbench_version": plan.get("portbench_version", "unknown"),
             "started_at": _now_iso(),
             "plan_sha256": plan_sha,

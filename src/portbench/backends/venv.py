@@ -7,6 +7,7 @@ reused only when its stored info matches, so an unchanged profile is never reins
 from __future__ import annotations
 
 import json
+import os
 import re
 import shutil
 import subprocess
@@ -15,7 +16,7 @@ from pathlib import Path
 
 from rich.console import Console
 
-from ..errors import BackendUnavailable, EnvironmentBuildError
+from ..errors import BackendUnavailable, EnvironmentBuildError, UsageError
 from ..paths import runners_dir, state_dir
 from ..results import CellWriter
 from .base import CellLaunch, PreparedEnvironment
@@ -24,6 +25,9 @@ from .launch import run_tool_process, stream_supervisor
 __all__ = ["VenvBackend", "find_python", "missing_wheel_sentence"]
 
 _NO_DIST = re.compile(r"No matching distribution found for ([A-Za-z0-9_.\-]+==[^\s;]+)")
+# uv says it its own way: "Because torch==2.13.0+cpu was not found in the package registry".
+_NO_DIST_UV = re.compile(r"Because ([A-Za-z0-9_.\-]+==[^\s;]+) was not found")
+INSTALLERS = ("auto", "uv", "pip")
 
 
 def find_python(version: str) -> str | None:
@@ -48,7 +52,7 @@ def find_python(version: str) -> str | None:
 
 def missing_wheel_sentence(pip_output: str, profile: str) -> str | None:
     """One sentence for a pin that no reachable index serves, or None if that is not the cause."""
-    match = _NO_DIST.search(pip_output)
+    match = _NO_DIST.search(pip_output) or _NO_DIST_UV.search(pip_output)
     if match is None:
         return None
     pin = match.group(1)
@@ -71,9 +75,22 @@ class VenvBackend:
         "running and checks what it reports, but only the docker backend seals a cell"
     )
 
-    def __init__(self, find_links: Path | None = None, console: Console | None = None) -> None:
+    def __init__(
+        self,
+        find_links: Path | None = None,
+        console: Console | None = None,
+        installer: str | None = None,
+    ) -> None:
         self.find_links = find_links
         self.console = console or Console(stderr=True, highlight=False)
+        # uv where it is installed (it already writes the locks), pip otherwise;
+        # PORTBENCH_INSTALLER=pip|uv forces one.
+        self.installer = installer or os.environ.get("PORTBENCH_INSTALLER", "auto")
+        if self.installer not in INSTALLERS:
+            raise UsageError(
+                f"unknown installer {self.installer!r} (known: {', '.join(INSTALLERS)}); "
+                "set PORTBENCH_INSTALLER to one of them or unset it"
+            )
 
     def available(self) -> tuple[bool, str]:
         return True, ""
@@ -92,43 +109,59 @@ class VenvBackend:
         env_dir = state_dir() / "venvs" / f"{profile}-{framework}-{flavor}-{lock.sha256[:12]}"
         info_path = env_dir / "portbench-env.json"
         expected = {"lock_sha256": lock.sha256, "python": lock.python, "framework": framework}
-        if info_path.exists() and json.loads(info_path.read_text()) == expected:
-            return self._prepared(env_dir, profile, lock.verified)
-        self._build(env_dir, python, lock, profile)
-        info_path.write_text(json.dumps(expected))
-        return self._prepared(env_dir, profile, lock.verified)
+        info = _read_info(info_path)
+        if {k: info.get(k) for k in expected} == expected:
+            return self._prepared(
+                env_dir, profile, lock.verified, str(info.get("installer", "pip"))
+            )
+        installer = self.build(env_dir, python, lock, profile)
+        info_path.write_text(json.dumps({**expected, "installer": installer}))
+        return self._prepared(env_dir, profile, lock.verified, installer)
 
-    def _prepared(self, env_dir: Path, profile: str, verified: bool) -> PreparedEnvironment:
+    def _prepared(
+        self, env_dir: Path, profile: str, verified: bool, installer: str
+    ) -> PreparedEnvironment:
         note = "" if verified else ", unverified lock"
         return PreparedEnvironment(
             backend=self.name,
-            description=f"venv {env_dir.name} (profile {profile}{note})",
+            description=f"venv {env_dir.name} (profile {profile}{note}, built with {installer})",
             python=str(env_dir / "bin" / "python"),
-            installer="pip",
+            installer=installer,
         )
 
-    def _build(self, env_dir: Path, python: str, lock: object, profile: str) -> None:
+    def chosen_installer(self) -> str:
+        if self.installer == "auto":
+            return "uv" if shutil.which("uv") else "pip"
+        if self.installer == "uv" and not shutil.which("uv"):
+            raise BackendUnavailable(
+                "PORTBENCH_INSTALLER=uv but uv is not on PATH; `pip install uv` or unset it"
+            )
+        return self.installer
+
+    def build(self, env_dir: Path, python: str, lock: object, profile: str) -> str:
+        """Install ``lock`` into a new venv at ``env_dir``; the installer that did it."""
         from ..images.locks import Lock
 
         assert isinstance(lock, Lock)
+        installer = self.chosen_installer()
         partial = env_dir.with_name(env_dir.name + ".partial")
         shutil.rmtree(partial, ignore_errors=True)
         partial.parent.mkdir(parents=True, exist_ok=True)
-        steps = [[python, "-m", "venv", str(partial)]]
-        install = [
-            str(partial / "bin" / "python"),
-            "-m",
-            "pip",
-            "install",
-            "--no-deps",
-            "-r",
-            str(lock.path),
-        ]
-        if lock.fully_hashed:
-            install.insert(-2, "--require-hashes")
+        flags = ["--no-deps", *(["--require-hashes"] if lock.fully_hashed else [])]
         if self.find_links is not None:
-            install[-2:-2] = ["--find-links", str(self.find_links)]
-        steps.append(install)
+            flags += ["--find-links", str(self.find_links)]
+        venv_python = str(partial / "bin" / "python")
+        if installer == "uv":
+            uv = shutil.which("uv") or "uv"
+            steps = [
+                [uv, "venv", "--quiet", "--python", python, str(partial)],
+                [uv, "pip", "install", "--python", venv_python, *flags, "-r", str(lock.path)],
+            ]
+        else:
+            steps = [
+                [python, "-m", "venv", str(partial)],
+                [venv_python, "-m", "pip", "install", *flags, "-r", str(lock.path)],
+            ]
         for step in steps:
             proc = subprocess.run(step, capture_output=True, text=True, check=False)
             if proc.returncode != 0:
@@ -136,12 +169,13 @@ class VenvBackend:
                 output = proc.stdout + proc.stderr
                 sentence = missing_wheel_sentence(output, profile) or (
                     f"installing {lock.path.name} into a venv failed (exit {proc.returncode}); "
-                    f"the last lines of pip's output follow"
+                    f"the last lines of {installer}'s output follow"
                 )
                 raise EnvironmentBuildError(sentence, log=output[-4000:])
         # Renamed into place only when complete: a half-built venv is never reused.
         shutil.rmtree(env_dir, ignore_errors=True)
         partial.rename(env_dir)
+        return installer
 
     def run_cell(
         self, prepared: PreparedEnvironment, launch: CellLaunch, writer: CellWriter
@@ -152,3 +186,12 @@ class VenvBackend:
     def run_tool(self, prepared: PreparedEnvironment, args: list[str], out_dir: Path) -> int:
         assert prepared.python is not None
         return run_tool_process(prepared.python, args, pinned=True)
+
+
+def _read_info(path: Path) -> dict[str, object]:
+    """A venv's stored facts; {} when missing or unreadable (then it is rebuilt)."""
+    try:
+        info = json.loads(path.read_text())
+    except (OSError, ValueError):
+        return {}
+    return info if isinstance(info, dict) else {}

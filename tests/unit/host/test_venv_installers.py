@@ -1,0 +1,70 @@
+"""The venv backend installs a lock with uv where it is installed, else pip, and says which."""
+
+from __future__ import annotations
+
+import shutil
+import subprocess
+import sys
+import zipfile
+from pathlib import Path
+
+import pytest
+
+from portbench.backends.venv import VenvBackend
+from portbench.images.locks import load_lock
+
+
+def _wheelhouse(tmp_path: Path) -> Path:
+    """A local wheel of a one-module package (written by hand), so no index is needed."""
+    wheels = tmp_path / "wheels"
+    wheels.mkdir()
+    info = "tinypkg-1.0.dist-info"
+    files = {
+        "tinypkg/__init__.py": "VALUE = 42\n",
+        f"{info}/METADATA": "Metadata-Version: 2.1\nName: tinypkg\nVersion: 1.0\n",
+        f"{info}/WHEEL": "Wheel-Version: 1.0\nGenerator: test\nRoot-Is-Purelib: true\n"
+        "Tag: py3-none-any\n",
+    }
+    record = "".join(f"{name},,\n" for name in files) + f"{info}/RECORD,,\n"
+    with zipfile.ZipFile(wheels / "tinypkg-1.0-py3-none-any.whl", "w") as wheel:
+        for name, text in {**files, f"{info}/RECORD": record}.items():
+            wheel.writestr(name, text)
+    return wheels
+
+
+@pytest.mark.parametrize("installer", ["pip", "uv"])
+def test_a_lock_installs_with_either_installer(tmp_path: Path, installer: str) -> None:
+    if installer == "uv" and shutil.which("uv") is None:
+        pytest.skip("uv is not installed here")
+    version = f"{sys.version_info.major}.{sys.version_info.minor}"
+    lock_file = tmp_path / "lock.txt"
+    lock_file.write_text(
+        f"# portbench-lock: profile=current framework=tiny flavor=cpu python={version} "
+        "verified=yes\ntinypkg==1.0\n"
+    )
+    backend = VenvBackend(_wheelhouse(tmp_path), installer=installer)
+    env_dir = tmp_path / "venv"
+    used = backend.build(env_dir, sys.executable, load_lock(lock_file), "current")
+    assert used == installer
+    out = subprocess.run(
+        [str(env_dir / "bin" / "python"), "-c", "import tinypkg; print(tinypkg.VALUE)"],
+        capture_output=True,
+        text=True,
+        check=True,
+    )
+    assert out.stdout.strip() == "42"
+
+
+def test_auto_prefers_uv_and_an_unknown_installer_is_one_sentence(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    monkeypatch.setattr(shutil, "which", lambda name: f"/usr/bin/{name}")
+    assert VenvBackend(installer="auto").chosen_installer() == "uv"
+    monkeypatch.setattr(shutil, "which", lambda name: None)
+    assert VenvBackend(installer="auto").chosen_installer() == "pip"
+    from portbench.errors import BackendUnavailable, UsageError
+
+    with pytest.raises(BackendUnavailable, match="uv is not on PATH"):
+        VenvBackend(installer="uv").chosen_installer()
+    with pytest.raises(UsageError, match="unknown installer"):
+        VenvBackend(installer="conda")
