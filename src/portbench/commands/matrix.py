@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import argparse
 import json
+import time
 from pathlib import Path
 from typing import Any
 
@@ -31,6 +32,13 @@ def register(subparsers: Any) -> None:
     parser.add_argument("--frameworks", nargs="+", default=list(FRAMEWORKS))
     parser.add_argument("--backend", default="auto")
     parser.add_argument("--run-dir", type=Path)
+    parser.add_argument(
+        "--timing",
+        choices=("adaptive", "fixed"),
+        default="adaptive",
+        help="warm sampling: stop when the median is known to 2%% (adaptive), or spend the "
+        "fixed budget",
+    )
     parser.set_defaults(func=_matrix)
 
 
@@ -62,12 +70,13 @@ def _matrix(args: argparse.Namespace) -> int:
     run_dir = args.run_dir or new_run_dir()
     run_dir.mkdir(parents=True, exist_ok=True)
     cells: list[dict[str, Any]] = []
+    options = PlanOptions(timing={"mode": args.timing})
+    matrix_started = time.monotonic()
     for acc in reachable:
         for framework in args.frameworks:
             cell = f"{framework}/{acc.id}/{args.profile}"
-            request = BenchRequest(
-                framework, acc.id, args.profile, args.backend, PlanOptions(), run_dir
-            )
+            request = BenchRequest(framework, acc.id, args.profile, args.backend, options, run_dir)
+            started = time.monotonic()
             try:
                 result = run_cell(request, console)
                 cells.append(
@@ -76,6 +85,9 @@ def _matrix(args: argparse.Namespace) -> int:
                         "status": "complete",
                         "functions": result.function_counts,
                         "cases": result.case_counts,
+                        # The cell alone (cases), and with its environment's build or reuse.
+                        "cell_wall_s": round(result.wall_s, 3),
+                        "wall_s": round(time.monotonic() - started, 3),
                     }
                 )
             except CellInterrupted:
@@ -84,7 +96,14 @@ def _matrix(args: argparse.Namespace) -> int:
                 console.print(f"[red]{cell} failed:[/] {escape(str(exc))}")
                 for line in exc.log_tail():
                     console.print(line, style="dim", markup=False, emoji=False)
-                cells.append({"cell": cell, "status": "failed", "reason": str(exc)})
+                cells.append(
+                    {
+                        "cell": cell,
+                        "status": "failed",
+                        "reason": str(exc),
+                        "wall_s": round(time.monotonic() - started, 3),
+                    }
+                )
     for acc_id, why in unreachable.items():
         for framework in args.frameworks:
             cells.append(
@@ -94,11 +113,18 @@ def _matrix(args: argparse.Namespace) -> int:
                     "reason": why,
                 }
             )
-    (run_dir / "matrix.json").write_text(
-        json.dumps({"schema": 1, "kind": "matrix", "cells": cells}, indent=2)
-    )
-    table = Table(title=f"matrix {args.profile} → {run_dir}")
-    for column in ("cell", "status", "functions pass/partial/complete/untested", "why"):
+    total_s = time.monotonic() - matrix_started
+    document = {
+        "schema": 1,
+        "kind": "matrix",
+        "profile": args.profile,
+        "timing": args.timing,
+        "wall_s": round(total_s, 3),
+        "cells": cells,
+    }
+    (run_dir / "matrix.json").write_text(json.dumps(document, indent=2))
+    table = Table(title=f"matrix {args.profile} → {run_dir}: {total_s:.1f} s in all")
+    for column in ("cell", "status", "functions pass/partial/complete/untested", "wall s", "why"):
         table.add_column(column)
     for row in cells:
         counts = row.get("functions")
@@ -107,6 +133,7 @@ def _matrix(args: argparse.Namespace) -> int:
             if counts
             else ""
         )
-        table.add_row(row["cell"], row["status"], text, row.get("reason", "")[:80])
+        wall = f"{row['wall_s']:.1f}" if "wall_s" in row else ""
+        table.add_row(row["cell"], row["status"], text, wall, row.get("reason", "")[:80])
     console.print(table)
     return 1 if any(c["status"] == "failed" for c in cells) else 0
