@@ -22,3 +22,42 @@ def test_specific_gpu_id_wins_and_absent_ones_are_listed(monkeypatch: pytest.Mon
     assert out["gpu"] == "covered by gpu-h100"
     assert out["tpu-v3"].startswith("not present")
     assert set(out) | {a.id for a in reachable} == set(load_accelerators())
+
+
+def test_matrix_json_holds_the_total_and_each_cells_wall_time(
+    monkeypatch: pytest.MonkeyPatch, tmp_path
+) -> None:
+    import argparse
+    import json
+    from pathlib import Path
+
+    from portbench.cellrun import CellRunResult
+    from portbench.errors import CellFailed
+
+    asked = []
+
+    def fake_run_cell(request, console):
+        asked.append(request.options.timing)
+        if request.framework == "tensorflow":
+            raise CellFailed("tensorflow cell failed")
+        counts = {"pass": 1, "partial": 0, "complete": 0, "untested": 0}
+        return CellRunResult(Path("x"), 0, {"pass": 1}, counts, 1.5)
+
+    monkeypatch.setattr(matrix, "is_present", lambda acc: (acc.id == "cpu", "cpu"))
+    monkeypatch.setattr(matrix, "run_cell", fake_run_cell)
+    args = argparse.Namespace(
+        profile="current",
+        frameworks=["jax", "tensorflow"],
+        backend="auto",
+        run_dir=tmp_path,
+        timing="fixed",
+    )
+    assert matrix._matrix(args) == 1
+    document = json.loads((tmp_path / "matrix.json").read_text())
+    ran = {c["cell"]: c for c in document["cells"] if c["status"] != "unreachable"}
+    assert ran["jax/cpu/current"]["cell_wall_s"] == 1.5
+    assert ran["jax/cpu/current"]["wall_s"] >= 0
+    assert ran["tensorflow/cpu/current"]["status"] == "failed"
+    assert "wall_s" in ran["tensorflow/cpu/current"]
+    assert document["wall_s"] >= 0 and document["timing"] == "fixed"
+    assert asked == [{"mode": "fixed"}, {"mode": "fixed"}]
