@@ -17,7 +17,7 @@ import ctypes
 import os
 import signal
 import sys
-from typing import Dict, Iterable, List, Set
+from typing import Dict, Iterable, List, Optional, Set
 
 __all__ = [
     "descendants",
@@ -81,8 +81,56 @@ def _parents(live_only: bool = True) -> Dict[int, int]:
     return parents
 
 
+def _children_of(pid: int) -> Optional[List[int]]:
+    """Direct children of ``pid`` from /proc/PID/task/*/children; None where the kernel has
+    no such file (then the whole process table is read instead)."""
+    try:
+        tasks = os.listdir(f"/proc/{pid}/task")
+    except OSError:
+        return []
+    children: List[int] = []
+    for tid in tasks:
+        try:
+            with open(f"/proc/{pid}/task/{tid}/children", "rb") as handle:
+                children.extend(int(c) for c in handle.read().split())
+        except FileNotFoundError:
+            if not os.path.exists(f"/proc/{pid}/task/{tid}"):
+                continue  # the thread ended meanwhile
+            return None
+        except (OSError, ValueError):
+            continue
+    return children
+
+
+def _is_zombie(pid: int) -> bool:
+    try:
+        with open(f"/proc/{pid}/stat", "rb") as handle:
+            stat = handle.read()
+    except OSError:
+        return True  # gone
+    return stat[stat.rfind(b")") + 2 :].split()[:1] == [b"Z"]
+
+
 def descendants(root: int) -> Set[int]:
-    """Every live process below ``root`` (not ``root`` itself)."""
+    """Every live process below ``root`` (not ``root`` itself).
+
+    Walks each process's children files (cost grows with the tree, not the machine); falls
+    back to reading the whole process table where the kernel lacks them.
+    """
+    found: Set[int] = set()
+    stack = [root]
+    while stack:
+        children = _children_of(stack.pop())
+        if children is None:
+            return _descendants_from_table(root)
+        for child in children:
+            if child not in found:
+                found.add(child)
+                stack.append(child)
+    return {pid for pid in found if not _is_zombie(pid)}
+
+
+def _descendants_from_table(root: int) -> Set[int]:
     children: Dict[int, List[int]] = {}
     for pid, parent in _parents().items():
         children.setdefault(parent, []).append(pid)

@@ -577,6 +577,7 @@ class _Drive:
         held: Optional[Dict[str, Any]] = None  # the last result, written once the worker moves on
         started_at = 0.0
         cases_here = 0
+        prefetched: Optional[str] = None
         finished_any = False
         exited = False
         deadline = time.monotonic() + self.start_s
@@ -588,19 +589,31 @@ class _Drive:
                 held = None
 
         def ask_next() -> None:
-            nonlocal phase, asked, deadline
+            nonlocal phase, asked, deadline, prefetched
             limit = sup.cases_per_worker
-            if self.remaining and not (limit and cases_here >= limit):
+            deadline = time.monotonic() + self.start_s
+            if prefetched is not None:
+                # Asked already while the last case ran: the worker reads it only now.
+                asked, prefetched, phase = prefetched, None, "asked"
+            elif self.remaining and not (limit and cases_here >= limit):
                 asked = self.remaining[0]
                 phase = "asked"
-                deadline = time.monotonic() + self.start_s
                 if not worker.ask({"type": "run", "case": asked}):
                     phase = "dead"
             else:
                 asked = None
                 phase = "stopping"
                 worker.ask({"type": "stop"})
-                deadline = time.monotonic() + self.start_s
+
+        def prefetch() -> None:
+            # The next command waits in the worker's stdin while this case runs, which saves
+            # a round trip per case; the worker reads it only once this case has ended.
+            nonlocal prefetched
+            limit = sup.cases_per_worker
+            if len(self.remaining) > 1 and not (limit and cases_here + 1 >= limit):
+                prefetched = self.remaining[1]
+                if not worker.ask({"type": "run", "case": prefetched}):
+                    prefetched = None
 
         def retire(why: str) -> None:
             # Everything the worker started goes with it, detached processes included.
@@ -642,6 +655,7 @@ class _Drive:
                     assert asked is not None
                     deadline = time.monotonic() + sup.case_timeout(asked)
                     sup.host.send({"type": "start", "case": asked})
+                    prefetch()
                 elif phase == "running" and kind == "stage" and case == asked:
                     if item.get("stage") in STAGES:
                         stage = item["stage"]
