@@ -140,6 +140,7 @@ def time_call(
     if not warm:
         return output, timing
 
+    warm_started = clock()
     # Calibrate the block size by doubling (as timeit's autorange does) until one block
     # lasts block_min_s; these blocks are the warm-up and absorb lazy initialization.
     n = 1
@@ -176,4 +177,6 @@ def time_call(
     timing["warm"] = summarize(
         samples, n, conf["noisy_iqr_ratio"], stopped_by, target if adaptive else None
     )
+    # The whole warm phase, calibration included: what adaptive stopping saves.
+    timing["warm_s"] = clock() - warm_started
     return output, timing

@@ -4,7 +4,8 @@ Record schema history (``"schema"`` in each line of ``results.jsonl``):
   1 - first version.
   2 - written by the host from the supervisor's stream; adds ``evidence`` (where the work ran,
       bounded), ``output`` (bytes the case printed, and how many were not logged),
-      ``strays_killed`` (processes the case left behind), the warm statistics' interval width
+      ``strays_killed`` (processes the case left behind), ``timing.warm_s`` (the warm phase's
+      seconds), the warm statistics' interval width
       and bounded samples (``ci95_rel``, ``stopped_by``, ``samples_ms``), the ``harness``
       category (imported study data only), and non-finite numbers written as strings
       ("NaN", "Infinity", "-Infinity") so every line is standard JSON.
@@ -174,6 +175,8 @@ class WarmTiming:
 class Timing:
     cold_ms: float
     warm: WarmTiming | None
+    warm_s: float | None = None
+    """Seconds the warm phase took, calibration included (schema 2)."""
 
     @classmethod
     def from_json(cls, obj: Any) -> Timing | None:
