@@ -1,0 +1,188 @@
+"""Adaptive against fixed warm timing over the real CPU cells of this machine.
+
+    python benchmarks/matrix_timing.py [--json OUT] [--backend docker|venv]
+
+One run holds three passes over the six CPU cells (torch paper and current, TensorFlow paper
+and current, JAX paper-nearest and current; one ``portbench matrix`` per profile): fixed,
+adaptive, fixed again. It prints
+
+- wall time of the warm phase (``timing.warm_s`` summed over cases) and of whole cells
+  (``matrix.json``'s ``cell_wall_s``), fixed and adaptive, and the speed-up;
+- the ceiling on the whole-cell speed-up: what a cell spends outside warm sampling (cold
+  calls, framework import, worker start) stays whatever the warm phase does;
+- agreement of warm medians within +-5 %: fixed against fixed (the noise floor), then
+  adaptive against the first fixed pass, over the cases timed in both;
+- how adaptive runs stopped (converged / capped) and how many were marked noisy.
+
+Needs the six cells' images (or venvs) built; minutes per pass.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import subprocess
+import sys
+import tempfile
+import time
+from collections import Counter
+from pathlib import Path
+from typing import Any
+
+ROOT = Path(__file__).resolve().parent.parent
+sys.path.insert(0, str(ROOT / "src"))
+
+from portbench.results import read_results  # noqa: E402
+
+MATRICES = (
+    ("current", ("torch", "tensorflow", "jax")),
+    ("paper", ("torch", "tensorflow")),
+    ("paper-nearest", ("jax",)),
+)
+AGREE = 0.05
+
+
+def run_pass(mode: str, backend: str, root: Path) -> dict[str, Any]:
+    """One ``portbench matrix`` per profile with ``--timing mode``; per cell: wall and medians."""
+    cells: dict[str, Any] = {}
+    for profile, frameworks in MATRICES:
+        run_dir = root / f"{mode}-{profile}-{time.time_ns()}"
+        command = [sys.executable, "-m", "portbench.cli", "matrix", "--profile", profile]
+        command += ["--frameworks", *frameworks, "--backend", backend, "--timing", mode]
+        done = subprocess.run(
+            [*command, "--run-dir", str(run_dir)], capture_output=True, text=True, check=False
+        )
+        document = json.loads((run_dir / "matrix.json").read_text())
+        for row in document["cells"]:
+            if row["status"] != "complete":
+                if row["status"] == "failed":
+                    print(f"{row['cell']} failed: {row.get('reason')}", file=sys.stderr)
+                continue
+            folder = run_dir / row["cell"].replace("/", "-")
+            records = read_results(folder / "results.jsonl").records
+            warm = [r.timing.warm for r in records if r.timing and r.timing.warm]
+            cells[row["cell"]] = {
+                "cell_wall_s": row["cell_wall_s"],
+                "warm_s": sum((r.timing.warm_s or 0.0) for r in records if r.timing),
+                "medians": {
+                    r.case: r.timing.warm.median_ms
+                    for r in records
+                    if r.timing and r.timing.warm and r.timing.warm.median_ms > 0
+                },
+                "stopped_by": dict(Counter(w.stopped_by or "?" for w in warm)),
+                "noisy": sum(1 for w in warm if w.noisy),
+                "cases_timed": len(warm),
+            }
+        if done.returncode not in (0, 1):
+            print(done.stderr[-2000:], file=sys.stderr)
+    return cells
+
+
+def agreement(a: dict[str, Any], b: dict[str, Any]) -> tuple[int, int]:
+    """(cases whose warm medians agree within +-5 %, cases timed in both)."""
+    agree = total = 0
+    for cell, left in a.items():
+        right = b.get(cell)
+        if right is None:
+            continue
+        for case, median in left["medians"].items():
+            other = right["medians"].get(case)
+            if other is None:
+                continue
+            total += 1
+            agree += abs(other / median - 1.0) <= AGREE
+    return agree, total
+
+
+def summarize(passes: dict[str, dict[str, Any]]) -> dict[str, Any]:
+    fixed, adaptive, again = passes["fixed"], passes["adaptive"], passes["fixed-again"]
+    common = sorted(set(fixed) & set(adaptive))
+
+    def total(run: dict[str, Any], key: str) -> float:
+        return sum(run[c][key] for c in common)
+
+    warm_f, warm_a = total(fixed, "warm_s"), total(adaptive, "warm_s")
+    cell_f, cell_a = total(fixed, "cell_wall_s"), total(adaptive, "cell_wall_s")
+    floor_agree, floor_n = agreement(fixed, again)
+    adapt_agree, adapt_n = agreement(fixed, adaptive)
+    stopped: dict[str, int] = {}
+    for cell in common:
+        for key, count in adaptive[cell]["stopped_by"].items():
+            stopped[key] = stopped.get(key, 0) + count
+    return {
+        "cells": common,
+        "warm_s": {"fixed": warm_f, "adaptive": warm_a, "speedup": warm_f / warm_a},
+        "cell_wall_s": {"fixed": cell_f, "adaptive": cell_a, "speedup": cell_f / cell_a},
+        "ceiling": {"outside_warm_s": cell_f - warm_f, "speedup": cell_f / (cell_f - warm_f)},
+        "noise_floor": {"agree": floor_agree, "of": floor_n, "share": floor_agree / floor_n},
+        "adaptive_vs_fixed": {"agree": adapt_agree, "of": adapt_n, "share": adapt_agree / adapt_n},
+        "adaptive_stopped_by": stopped,
+        "adaptive_noisy": sum(adaptive[c]["noisy"] for c in common),
+        "per_cell": {
+            c: {
+                "fixed_cell_s": fixed[c]["cell_wall_s"],
+                "adaptive_cell_s": adaptive[c]["cell_wall_s"],
+                "fixed_warm_s": round(fixed[c]["warm_s"], 2),
+                "adaptive_warm_s": round(adaptive[c]["warm_s"], 2),
+            }
+            for c in common
+        },
+    }
+
+
+def print_summary(result: dict[str, Any]) -> None:
+    w, c, ceil = result["warm_s"], result["cell_wall_s"], result["ceiling"]
+    print(f"cells: {', '.join(result['cells'])}")
+    for cell, row in result["per_cell"].items():
+        print(
+            f"  {cell:28s} cell {row['fixed_cell_s']:7.1f} s -> {row['adaptive_cell_s']:7.1f} s"
+            f"   warm {row['fixed_warm_s']:7.1f} s -> {row['adaptive_warm_s']:7.1f} s"
+        )
+    print(
+        f"warm phase:  fixed {w['fixed']:.1f} s, adaptive {w['adaptive']:.1f} s: {w['speedup']:.2f}x"
+    )
+    print(
+        f"whole cells: fixed {c['fixed']:.1f} s, adaptive {c['adaptive']:.1f} s: {c['speedup']:.2f}x"
+    )
+    print(
+        f"ceiling: {ceil['outside_warm_s']:.1f} s of the fixed cells is outside warm sampling, "
+        f"so no warm timing can make them faster than {ceil['speedup']:.2f}x"
+    )
+    for key, label in (
+        ("noise_floor", "fixed vs fixed"),
+        ("adaptive_vs_fixed", "adaptive vs fixed"),
+    ):
+        row = result[key]
+        print(f"{label}: {row['agree']}/{row['of']} warm medians within 5% ({row['share']:.1%})")
+    print(
+        f"adaptive stopped by: {result['adaptive_stopped_by']}; noisy: {result['adaptive_noisy']}"
+    )
+
+
+def main() -> int:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--json", type=Path)
+    parser.add_argument("--backend", default="auto")
+    args = parser.parse_args()
+    started = time.time()
+    with tempfile.TemporaryDirectory(prefix="portbench-matrix-bench-") as folder:
+        passes = {
+            name: run_pass(mode, args.backend, Path(folder))
+            for name, mode in (
+                ("fixed", "fixed"),
+                ("adaptive", "adaptive"),
+                ("fixed-again", "fixed"),
+            )
+        }
+    result = summarize(passes)
+    result["wall_s"] = time.time() - started
+    result["machine"] = {"cores": os.cpu_count(), "load_average": os.getloadavg()}
+    print_summary(result)
+    if args.json:
+        args.json.write_text(json.dumps(result, indent=2) + "\n")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
