@@ -164,17 +164,20 @@ def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--json", type=Path)
     parser.add_argument("--backend", default="auto")
+    parser.add_argument("--keep", type=Path, help="keep the runs (and each pass's data) here")
     args = parser.parse_args()
     started = time.time()
+    passes: dict[str, dict[str, Any]] = {}
     with tempfile.TemporaryDirectory(prefix="portbench-matrix-bench-") as folder:
-        passes = {
-            name: run_pass(mode, args.backend, Path(folder))
-            for name, mode in (
-                ("fixed", "fixed"),
-                ("adaptive", "adaptive"),
-                ("fixed-again", "fixed"),
-            )
-        }
+        root = args.keep or Path(folder)
+        root.mkdir(parents=True, exist_ok=True)
+        for name, mode in (("fixed", "fixed"), ("adaptive", "adaptive"), ("fixed-again", "fixed")):
+            passes[name] = run_pass(mode, args.backend, root)
+            (root / f"pass-{name}.json").write_text(json.dumps(passes[name]))
+    empty = [name for name, cells in passes.items() if not cells]
+    if empty:
+        print(f"no cell completed in pass(es) {', '.join(empty)}; see the errors above")
+        return 1
     result = summarize(passes)
     result["wall_s"] = time.time() - started
     result["machine"] = {"cores": os.cpu_count(), "load_average": os.getloadavg()}
