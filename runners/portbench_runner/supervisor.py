@@ -40,6 +40,7 @@ from .bounds import (
     TRACEBACK_CHARS,
     clip,
 )
+from .classify import CATEGORIES
 from .plan import Plan
 from .protocol import HOST_TYPES, MessageReader, ProtocolError, encode
 
@@ -60,16 +61,6 @@ EXIT_HOST_GONE = 4
 EXIT_INTERRUPTED = 130
 POLL_S = 0.25
 RUNNERS_DIR = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
-CATEGORIES = (
-    "type",
-    "not_implemented",
-    "precision",
-    "memory",
-    "timeout",
-    "crash",
-    "fallback",
-    "other",
-)
 STAGES = ("setup", "call", "check")
 #: Worker environment additions. Inductor compiles in the worker's own process, so no
 #: compile pool is mistaken for a case's stray processes (and killed) when a case ends.

@@ -18,7 +18,7 @@ from typing import Any, Callable, Dict, List, Optional, Tuple, Union
 from . import api
 from .adapters import DeviceMismatch, DeviceMissing, make_adapter
 from .bounds import MESSAGE_CHARS, REASON_CHARS, TRACEBACK_CHARS, TRACEBACK_LINES, clip, safe_str
-from .classify import classify
+from .classify import CATEGORIES, classify
 from .context import Context
 from .envinfo import collect_env
 from .plan import CaseEntry, Plan, load_plan
@@ -26,19 +26,8 @@ from .procs import die_with_parent
 from .protocol import ProtocolError, decode, encode
 from .signals import CaseBug, CheckFailed, FallbackDetected, SkipCase, StageFailure
 
-__all__ = ["CATEGORIES", "outcome_from_exception", "run_worker"]
+__all__ = ["outcome_from_exception", "run_worker"]
 
-#: Failure categories a case may report (``harness`` is for imported study data only).
-CATEGORIES = (
-    "type",
-    "not_implemented",
-    "precision",
-    "memory",
-    "timeout",
-    "crash",
-    "fallback",
-    "other",
-)
 FRAMEWORK_PACKAGES = {
     "torch": ("torch", "torch_xla", "functorch"),
     "tensorflow": ("tensorflow", "keras", "tf_keras"),
