@@ -1,4 +1,4 @@
-"""Shared pieces: result rows, generated cells, running a supervisor and reading its records."""
+"""Shared pieces: result rows, generated cells, running a cell's session and reading its records."""
 
 from __future__ import annotations
 
@@ -11,12 +11,17 @@ import tempfile
 import time
 from dataclasses import asdict, dataclass
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 ROOT = Path(__file__).resolve().parent.parent
 RUNNERS = ROOT / "runners"
-if str(RUNNERS) not in sys.path:
-    sys.path.insert(0, str(RUNNERS))
+SRC = ROOT / "src"
+for _path in (RUNNERS, SRC):
+    if str(_path) not in sys.path:
+        sys.path.insert(0, str(_path))
+
+if TYPE_CHECKING:
+    from portbench.results import CaseRecord
 
 
 @dataclass(frozen=True)
@@ -44,74 +49,87 @@ def spread(values: list[float]) -> float:
 def write_cell(
     root: Path, n_cases: int, body: str, framework: str = "python", imports: str = ""
 ) -> Path:
-    """A plan of ``n_cases`` cases, each running ``body`` (one function), for ``framework``."""
-    cases = root / "cases"
-    cases.mkdir(parents=True, exist_ok=True)
+    """A plan of ``n_cases`` cases, each running ``body`` (one function, ``demo.bench``), for
+    ``framework``, compiled by the one plan builder tests use too; returns the plan's path."""
+    from portbench.plan import PlanOptions, plan_from_case_files
+
     names = [f"c{i:04d}" for i in range(n_cases)]
     decorators = "\n".join(f'@case("{name}")' for name in names)
-    (cases / "bench.py").write_text(
+    source = (
         f"from portbench_runner.api import case\n{imports}\n\n{decorators}\ndef run(ctx):\n{body}\n"
     )
-    plan = {
-        "schema": 1,
-        "kind": "plan",
-        "cell": f"{framework}/cpu/host",
-        "framework": framework,
-        "profile": "host",
-        "backend": "host",
-        "accelerator": {"id": "cpu", "flavor": "cpu", "device_match": "", "generic": "cpu"},
-        "image": None,
-        "manifest_root": str(root),
-        "functions": [
-            {
-                "function": "bench.run",
-                "study_test_file": "bench_test.py",
-                "stratum": "1",
-                "frequency": 1,
-                "case_file": "cases/bench.py",
-                "case_file_sha256": None,
-                "untested_reason": None,
-                "cases": [
-                    {"id": f"bench.run::{n}", "name": n, "seed": i, "timeout_s": 120}
-                    for i, n in enumerate(names)
-                ],
-            }
-        ],
-        "rules": [],
-        "timing": {"warm_budget_s": 0.001, "max_warm_s": 0.01},
-        "timeouts": {"case_s": 120, "worker_start_s": 300, "grace_s": 1},
-        "max_restarts": 3,
-        "seed": 1,
-        "rerun_prefix": "portbench bench",
-        "portbench_version": "bench",
-    }
+    options = PlanOptions(
+        seed=1,
+        case_timeout_s=120.0,
+        worker_start_s=300.0,
+        grace_s=1.0,
+        max_restarts=3,
+        timing={"warm_budget_s": 0.001, "max_warm_s": 0.01},
+    )
+    plan = plan_from_case_files(root, {"bench": source}, framework, options)
     path = root / "plan.json"
     path.write_text(json.dumps(plan))
     return path
 
 
-def supervise(plan: Path, run_dir: Path, python: str = sys.executable) -> subprocess.Popen[bytes]:
-    env = dict(os.environ, PYTHONPATH=str(RUNNERS))
+def supervise(plan: Path, cell_dir: Path, python: str = sys.executable) -> subprocess.Popen[bytes]:
+    """One session of ``plan`` in ``cell_dir`` on the host backend, as ``bench`` runs it: the
+    in-cell supervisor (run by ``python``) streams its records and the host stores them.
+    The session's messages go to ``<cell_dir>.log``."""
+    env = dict(os.environ)
+    env["PYTHONPATH"] = os.pathsep.join(
+        [str(SRC), str(RUNNERS), *filter(None, [env.get("PYTHONPATH")])]
+    )
     cmd = [
-        python,
+        sys.executable,
         "-m",
-        "portbench_runner",
-        "supervise",
+        "portbench.session",
         "--plan",
         str(plan),
-        "--run-dir",
-        str(run_dir),
+        "--cell-dir",
+        str(cell_dir),
+        "--python",
+        python,
     ]
-    return subprocess.Popen(cmd, env=env, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    cell_dir.parent.mkdir(parents=True, exist_ok=True)
+    with open(session_log(cell_dir), "wb") as log:
+        return subprocess.Popen(cmd, env=env, stdout=subprocess.DEVNULL, stderr=log)
+
+
+def session_log(cell_dir: Path) -> Path:
+    return cell_dir.with_name(cell_dir.name + ".log")
+
+
+def read_records(cell_dir: Path, expected: int) -> list[CaseRecord]:
+    """The cell's records, read through the results layer; every case must be recorded."""
+    from portbench.results import read_results
+
+    read = read_results(cell_dir / "results.jsonl")
+    if read.skipped or len(read.records) != expected:
+        raise RuntimeError(
+            f"the benchmark cell in {cell_dir} holds {len(read.records)} of {expected} records"
+            + (f"; {read.summary(cell_dir / 'results.jsonl')}" if read.skipped else "")
+        )
+    return list(read.records)
+
+
+def check_exit(proc: subprocess.Popen[bytes], cell_dir: Path) -> None:
+    """Raise, with the session's last messages, if the session did not end cleanly."""
+    if proc.wait() != 0:
+        tail = session_log(cell_dir).read_text(errors="replace").strip().splitlines()[-5:]
+        raise RuntimeError(
+            f"the benchmark cell in {cell_dir} ended with exit {proc.returncode}: "
+            + " | ".join(tail)
+        )
 
 
 @dataclass(frozen=True)
 class CellRun:
     launched: float
-    """Epoch seconds when the supervisor process was started."""
+    """Epoch seconds when the session process was started."""
     ended: float
-    """Epoch seconds when it had exited (every record written and fsynced)."""
-    records: list[dict[str, Any]]
+    """Epoch seconds when it had exited (every record stored and fsynced by the host)."""
+    records: list[CaseRecord]
 
     @property
     def wall_s(self) -> float:
@@ -119,7 +137,7 @@ class CellRun:
 
     @property
     def first_case_s(self) -> float:
-        return min(epoch(r["started_at"]) for r in self.records)
+        return min(epoch(r.started_at) for r in self.records)
 
 
 def run_cell(
@@ -132,15 +150,12 @@ def run_cell(
     """Run a generated cell to completion."""
     root = Path(tempfile.mkdtemp(prefix="portbench-bench-"))
     plan = write_cell(root, n_cases, body, framework, imports)
+    cell_dir = root / "run"
     launched = time.time()
-    proc = supervise(plan, root / "run", python)
-    if proc.wait() != 0:
-        raise RuntimeError(f"the benchmark cell in {root} ended with exit {proc.returncode}")
+    proc = supervise(plan, cell_dir, python)
+    check_exit(proc, cell_dir)
     ended = time.time()
-    records = [
-        json.loads(line) for line in (root / "run" / "results.jsonl").read_text().splitlines()
-    ]
-    return CellRun(launched, ended, records)
+    return CellRun(launched, ended, read_records(cell_dir, n_cases))
 
 
 def epoch(iso: str) -> float:

@@ -57,11 +57,11 @@ def portbench_overhead(
 
     Start-up is launch to the first case's start (interpreter, framework import, worker
     spawn); the rest of the wall time, less the time inside measured calls, is harness cost,
-    the supervisor's per-record fsync and its final writes included.
+    the host's per-record fsync and its final writes included.
     """
     cell = run_cell(n, body, framework, imports)
     startup = cell.first_case_s - cell.launched
-    inside = sum(r["timing"]["cold_ms"] for r in cell.records) / 1e3
+    inside = sum(r.timing.cold_ms for r in cell.records if r.timing) / 1e3
     return (cell.ended - cell.first_case_s - inside) / n * 1e3, startup, cell.wall_s
 
 

@@ -6,7 +6,7 @@ import tempfile
 import time
 from pathlib import Path
 
-from _common import Row, supervise, write_cell
+from _common import Row, check_exit, read_records, supervise, write_cell
 
 # A case with a fixed amount of work (about a millisecond of warm timing), so wall time
 # grows visibly with the number of cases.
@@ -26,14 +26,20 @@ def _fit(xs: list[float], ys: list[float]) -> tuple[float, float, float]:
 
 
 def _cells(k: int, n: int) -> float:
-    procs = []
+    """Wall seconds for ``k`` cells of ``n`` cases run at once (each one checked complete)."""
+    cells = []
     start = time.perf_counter()
     for _ in range(k):
         root = Path(tempfile.mkdtemp(prefix="portbench-scale-"))
-        procs.append(supervise(write_cell(root, n, BODY), root / "run"))
-    for proc in procs:
+        cell_dir = root / "run"
+        cells.append((supervise(write_cell(root, n, BODY), cell_dir), cell_dir))
+    for proc, _cell_dir in cells:
         proc.wait()
-    return time.perf_counter() - start
+    wall = time.perf_counter() - start
+    for proc, cell_dir in cells:
+        check_exit(proc, cell_dir)
+        read_records(cell_dir, n)
+    return wall
 
 
 def run(quick: bool = False) -> list[Row]:

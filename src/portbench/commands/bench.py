@@ -3,17 +3,18 @@
 from __future__ import annotations
 
 import argparse
-import json
 from pathlib import Path
 from typing import Any
 
 from rich.console import Console
+from rich.markup import escape
 from rich.table import Table
 
 from ..backends import BACKENDS
 from ..cellrun import BenchRequest, BuildOptions, CellRunResult, run_cell
 from ..plan import DEFAULT_CASE_TIMEOUT_S, DEFAULT_SEED, PlanOptions
 from ..profiles import DEFAULT_PROFILE, PROFILES
+from ..results import Outcome, read_results
 
 __all__ = ["failures_table", "register", "summary_table"]
 
@@ -72,34 +73,37 @@ def summary_table(cell_id: str, result: CellRunResult) -> Table:
 
 
 def failures_table(results: Path, limit: int = 25) -> Table | None:
-    """The failed and errored cases, with stage, category and the first line of the error."""
+    """The failed and errored cases, with stage, category and the first line of the error.
+
+    Records are read through the results layer (no link followed, damaged lines skipped);
+    the title says how many lines were skipped.
+    """
+    read = read_results(results)
     rows = []
-    for line in results.read_text(errors="replace").splitlines():
-        try:
-            record = json.loads(line)
-        except ValueError:
+    for record in read.records:
+        if record.outcome not in (Outcome.FAIL, Outcome.ERROR):
             continue
-        if record.get("outcome") in ("fail", "error"):
-            error = record.get("error") or {}
-            message = (error.get("message") or record.get("reason") or "").strip().splitlines()
-            rows.append(
-                (
-                    record["case"],
-                    record["outcome"],
-                    record.get("stage") or "",
-                    record.get("category") or "",
-                    message[0][:90] if message else "",
-                )
+        text = (record.error.message if record.error else "") or record.reason or ""
+        message = text.strip().splitlines()
+        rows.append(
+            (
+                record.case,
+                record.outcome.value,
+                record.stage.value if record.stage else "",
+                record.category.value if record.category else "",
+                message[0][:90] if message else "",
             )
+        )
     if not rows:
         return None
+    skipped = f"; {read.skipped} unreadable line(s) skipped" if read.skipped else ""
     table = Table(
-        title=f"failures ({len(rows)}; each record in results.jsonl has its rerun command)"
+        title=f"failures ({len(rows)}; each record in results.jsonl has its rerun command{skipped})"
     )
     for column in ("case", "outcome", "stage", "category", "message"):
         table.add_column(column)
     for row in rows[:limit]:
-        table.add_row(*row)
+        table.add_row(*(escape(value) for value in row))
     if len(rows) > limit:
         table.add_row(f"... {len(rows) - limit} more", "", "", "", "")
     return table

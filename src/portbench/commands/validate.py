@@ -7,15 +7,17 @@ removal or a fix) and the failures no rule matched (``other``), for curation.
 from __future__ import annotations
 
 import argparse
-import json
 from collections import Counter
 from pathlib import Path
 from typing import Any
 
 from rich.console import Console
+from rich.markup import escape
 from rich.table import Table
 
+from ..errors import UsageError
 from ..manifest import load_manifest
+from ..results import read_results
 from ..rules import load_rules
 
 __all__ = ["register", "rule_usage"]
@@ -30,17 +32,19 @@ def register(subparsers: Any) -> None:
     parser.set_defaults(func=_validate)
 
 
-def _records(paths: list[Path], framework: str) -> list[dict[str, Any]]:
+def _records(paths: list[Path], framework: str, console: Console) -> list[dict[str, Any]]:
+    """The valid records of ``framework`` under ``paths``, read through the results layer
+    (no link followed; damaged lines skipped, and how many is said)."""
     records = []
     for path in paths:
-        for results in sorted(path.rglob("results.jsonl")):
-            for line in results.read_text(errors="replace").splitlines():
-                try:
-                    record = json.loads(line)
-                except ValueError:
-                    continue
-                if record.get("framework") == framework:
-                    records.append(record)
+        if not path.exists():
+            raise UsageError(f"{path} does not exist; pass run or cell directories")
+        files = [path] if path.name == "results.jsonl" else sorted(path.rglob("results.jsonl"))
+        for results in files:
+            read = read_results(results)
+            if read.skipped:
+                console.print(f"[yellow]note:[/] {escape(read.summary(results))}", soft_wrap=True)
+            records += [r for r in read.dicts() if r.get("framework") == framework]
     return records
 
 
@@ -77,7 +81,7 @@ def _validate(args: argparse.Namespace) -> int:
         console.print(f"[yellow]fewer than three cases:[/] {', '.join(thin)}")
     if not args.runs:
         return 0
-    used, unmatched = rule_usage(rules, _records(args.runs, args.framework))
+    used, unmatched = rule_usage(rules, _records(args.runs, args.framework, console))
     table = Table(title="rules against the runs given")
     table.add_column("rule")
     table.add_column("matches", justify="right")
@@ -86,7 +90,8 @@ def _validate(args: argparse.Namespace) -> int:
     console.print(table)
     for record in unmatched:
         error = record.get("error") or {}
+        message = f"{error.get('type')}: {str(error.get('message') or '')[:160]}"
         console.print(
-            f"unmatched: {record['case']} ({record['cell']}): {error.get('type')}: {error.get('message', '')[:160]}"
+            escape(f"unmatched: {record['case']} ({record['cell']}): {message}"), soft_wrap=True
         )
     return 0

@@ -1,12 +1,18 @@
 """Reading cells from run directories: plan, env, sessions and records, tolerating damage.
 
+Every file goes through the typed results layer (:mod:`portbench.results`): no link is
+followed, every line is read within a size bound, strict JSON only, and a line that is not
+a valid record (cut short, not JSON, a field missing, a case recorded twice) is skipped and
+counted, never fatal. A record, plan or session of a newer schema than this portbench reads
+is refused with one sentence.
+
 A cell that ran zero cases, or whose last session did not complete, is reported as failed,
-never as an empty success; unreadable lines are counted and reported, never fatal.
+never as an empty success.
 """
 
 from __future__ import annotations
 
-import json
+import os
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -14,10 +20,18 @@ from typing import Any
 from ..errors import ResultsError
 from ..outcomes import function_outcomes
 from ..paths import results_dir
+from ..plan import PLAN_SCHEMA
+from ..results import Category, Outcome, read_document, read_results, read_sessions
+from ..results.model import RECORD_SCHEMAS
+from ..results.read import MAX_LINE_BYTES, PROBLEMS_KEPT
+from ..results.safeio import loads_strict, open_nofollow
 
-__all__ = ["Cell", "find_cells", "load_cell", "load_runs"]
+__all__ = ["ENV_SCHEMA", "Cell", "find_cells", "load_cell", "load_runs"]
 
-SCHEMA = 1
+#: The newest env.json schema this portbench reads.
+ENV_SCHEMA = 1
+#: Imported study cells (``portbench import-study``) are planned with this backend.
+STUDY_BACKEND = "study"
 
 
 @dataclass(frozen=True)
@@ -32,6 +46,11 @@ class Cell:
     sessions: list[dict[str, Any]] = field(default_factory=list)
     records: list[dict[str, Any]] = field(default_factory=list)
     unreadable_lines: int = 0
+    """Lines of results.jsonl skipped as unreadable (their cases count as not recorded)."""
+    unreadable_session_lines: int = 0
+    """Lines of sessions.jsonl skipped as unreadable."""
+    problems: tuple[str, ...] = ()
+    """The first few reasons results.jsonl lines were skipped ('line N: why')."""
 
     @property
     def status(self) -> str:
@@ -57,43 +76,6 @@ class Cell:
         return str((self.env or {}).get("backend") or (self.plan or {}).get("backend") or "?")
 
 
-def _read_json(path: Path) -> dict[str, Any] | None:
-    if not path.exists():
-        return None
-    try:
-        data = json.loads(path.read_text(encoding="utf-8"))
-    except (OSError, ValueError):
-        return None
-    if isinstance(data, dict) and int(data.get("schema", 1)) > SCHEMA:
-        raise ResultsError(
-            f"{path} has schema {data['schema']}, newer than this portbench reads ({SCHEMA}); "
-            "upgrade portbench to report on it"
-        )
-    return data if isinstance(data, dict) else None
-
-
-def _read_lines(path: Path) -> tuple[list[dict[str, Any]], int]:
-    rows: list[dict[str, Any]] = []
-    bad = 0
-    if not path.exists():
-        return rows, bad
-    for line in path.read_text(encoding="utf-8", errors="replace").splitlines():
-        if not line.strip():
-            continue
-        try:
-            row = json.loads(line)
-        except ValueError:
-            bad += 1
-            continue
-        if isinstance(row, dict):
-            if int(row.get("schema", 1)) > SCHEMA:
-                raise ResultsError(
-                    f"{path} holds records of schema {row['schema']}; upgrade portbench to report on it"
-                )
-            rows.append(row)
-    return rows, bad
-
-
 def find_cells(paths: list[Path]) -> list[Path]:
     """Cell directories under ``paths`` (a run dir, a cell dir, or a folder of runs)."""
     found: set[Path] = set()
@@ -105,16 +87,116 @@ def find_cells(paths: list[Path]) -> list[Path]:
     return sorted(found)
 
 
+def _is_study(plan: dict[str, Any] | None, env: dict[str, Any] | None) -> bool:
+    return STUDY_BACKEND in ((plan or {}).get("backend"), (env or {}).get("backend"))
+
+
+def _study_lines(path: Path) -> list[tuple[int, bytes | None]]:
+    """(line number, bytes) of ``path`` without following a link; None for an oversized line."""
+    try:
+        fd = open_nofollow(path, os.O_RDONLY)
+    except FileNotFoundError:
+        return []
+    lines: list[tuple[int, bytes | None]] = []
+    with os.fdopen(fd, "rb") as handle:
+        while line := handle.readline(MAX_LINE_BYTES + 1):
+            if len(line) > MAX_LINE_BYTES and not line.endswith(b"\n"):
+                while line and not line.endswith(b"\n"):
+                    line = handle.readline(MAX_LINE_BYTES)
+                lines.append((len(lines) + 1, None))
+            else:
+                lines.append((len(lines) + 1, line))
+    return lines
+
+
+def _study_record(obj: Any) -> str | None:
+    """Why ``obj`` is not a study record the report can count, or None if it is one."""
+    if not isinstance(obj, dict) or obj.get("kind") != "study":
+        return "not a study record"
+    if obj.get("schema") not in RECORD_SCHEMAS:
+        return f"record schema {str(obj.get('schema'))[:20]} is not one of {RECORD_SCHEMAS}"
+    for key in ("cell", "function", "case"):
+        if not isinstance(obj.get(key), str):
+            return f"'{key}' is missing or not a string"
+    if not isinstance(obj.get("study_test_file"), (str, type(None))):
+        return "'study_test_file' is not a string"
+    if obj.get("outcome") not in {o.value for o in Outcome}:
+        return f"outcome {str(obj.get('outcome'))[:40]!r} is not known"
+    if obj.get("category") not in {None, *(c.value for c in Category)}:
+        return f"category {str(obj.get('category'))[:40]!r} is not known"
+    return None
+
+
+def _study_records(path: Path) -> tuple[list[dict[str, Any]], int, tuple[str, ...]]:
+    """The records of an imported study cell (``kind: study``; not case records, so not
+    :func:`read_results`'s), read with the same care: links refused, lines bounded, strict
+    JSON, damaged lines and duplicates skipped and counted."""
+    records: list[dict[str, Any]] = []
+    seen: set[str] = set()
+    skipped = 0
+    problems: list[str] = []
+    for number, line in _study_lines(path):
+        why: str | None
+        if line is None:
+            why = f"longer than {MAX_LINE_BYTES} bytes"
+        elif not line.strip():
+            continue
+        else:
+            try:
+                obj = loads_strict(line)
+            except (UnicodeDecodeError, ValueError):
+                obj, why = None, "not JSON (cut short?)"
+            else:
+                schema = obj.get("schema") if isinstance(obj, dict) else None
+                if isinstance(schema, int) and schema > max(RECORD_SCHEMAS):
+                    raise ResultsError(
+                        f"{path} holds records of schema {schema}, newer than this portbench "
+                        f"reads ({max(RECORD_SCHEMAS)}); upgrade portbench to read them"
+                    )
+                why = _study_record(obj)
+                # One study test per line: its key (file:test) is unique, the case id need
+                # not be (two test files can hold a test of the same name).
+                key = str(obj.get("study_key") or obj.get("case")) if why is None else ""
+                if why is None and key in seen:
+                    why = f"{key[:80]} recorded twice (the first record is kept)"
+            if why is None:
+                seen.add(key)
+                records.append(obj)
+                continue
+        skipped += 1
+        if len(problems) < PROBLEMS_KEPT:
+            problems.append(f"line {number}: {why}")
+    return records, skipped, tuple(problems)
+
+
 def load_cell(path: Path) -> Cell:
-    plan = _read_json(path / "plan.json")
-    env = _read_json(path / "env.json")
-    sessions, _ = _read_lines(path / "sessions.jsonl")
-    records, bad = _read_lines(path / "results.jsonl")
-    source = plan or env or (records[0] if records else {})
+    plan = read_document(path / "plan.json", "plan", schema_max=PLAN_SCHEMA)
+    env = read_document(path / "env.json", "env", schema_max=ENV_SCHEMA)
+    session_lines, bad_sessions = read_sessions(path / "sessions.jsonl")
+    sessions = [s.to_json() for s in session_lines]
+    if _is_study(plan, env):
+        records, skipped, problems = _study_records(path / "results.jsonl")
+    else:
+        read = read_results(path / "results.jsonl")
+        records, skipped, problems = read.dicts(), read.skipped, read.problems
+    source: dict[str, Any] = plan or env or (records[0] if records else {})
     cell_id = str(source.get("cell") or path.name)
     parts = cell_id.split("/")
     framework, accelerator, profile = ([*parts, "?", "?", "?"])[:3]
-    return Cell(path, cell_id, framework, accelerator, profile, plan, env, sessions, records, bad)
+    return Cell(
+        path,
+        cell_id,
+        framework,
+        accelerator,
+        profile,
+        plan,
+        env,
+        sessions,
+        records,
+        skipped,
+        bad_sessions,
+        problems,
+    )
 
 
 def load_runs(paths: list[Path] | None = None) -> list[Cell]:

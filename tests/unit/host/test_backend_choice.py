@@ -21,12 +21,13 @@ class _Unavailable:
 def test_auto_without_an_engine_uses_venv_and_says_how_to_get_one(
     monkeypatch: pytest.MonkeyPatch,
 ) -> None:
-    real_make = cellrun._make
-    monkeypatch.setattr(
-        cellrun,
-        "_make",
-        lambda name, build: _Unavailable() if name == "docker" else real_make(name, build),
-    )
+    real_make = cellrun.make_backend
+
+    def make(name: str, *args: object, **kwargs: object) -> object:
+        return _Unavailable() if name == "docker" else real_make(name, *args, **kwargs)
+
+    # cellrun builds its backends with the one factory, portbench.backends.make_backend.
+    monkeypatch.setattr(cellrun, "make_backend", make)
     out = io.StringIO()
     backend = cellrun.choose_backend(
         "auto", "current", Console(file=out, width=200, color_system=None)

@@ -232,3 +232,12 @@ def test_report_and_import_refuse_bad_input_in_one_sentence(tmp_path: Path) -> N
     busy = run("import-study", "--out", str(tmp_path / "full"))
     assert busy.returncode != 0 and "is not empty" in busy.stderr
     assert not (tmp_path / "full" / "NOT-IMPORTED.txt").exists()
+
+
+def test_every_imported_line_is_loaded(study_dir: Path, cells: list[Cell]) -> None:
+    """Each study test (file:test) is its own line; two files can hold tests of one name,
+    so no line is taken for a duplicate and none is skipped."""
+    for cell in cells:
+        lines = (cell.path / "results.jsonl").read_text().splitlines()
+        assert cell.unreadable_lines == 0, (cell.cell_id, cell.problems)
+        assert len(cell.records) == len(lines), cell.cell_id
