@@ -184,8 +184,11 @@ class Timing:
             return None
         if not isinstance(obj, dict):
             raise RecordInvalid("'timing' is not an object")
+        warm_s = obj.get("warm_s")
         return cls(
-            number(obj.get("cold_ms"), "timing.cold_ms"), WarmTiming.from_json(obj.get("warm"))
+            number(obj.get("cold_ms"), "timing.cold_ms"),
+            WarmTiming.from_json(obj.get("warm")),
+            None if warm_s is None else number(warm_s, "timing.warm_s"),
         )
 
 

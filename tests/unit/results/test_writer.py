@@ -136,3 +136,23 @@ def test_non_finite_numbers_are_strict_json_and_read_back(tmp_path: Path) -> Non
     assert record.timing is not None and math.isinf(record.timing.cold_ms)
     with pytest.raises(ValueError):
         loads_strict(json.dumps({"x": math.nan}))
+
+
+def test_schema_2_timing_fields_are_read(tmp_path: Path) -> None:
+    plan = _plan(tmp_path)
+    cell = tmp_path / "cell"
+    cell.mkdir()
+    warm = {
+        "median_ms": 1.0, "q1_ms": 0.9, "q3_ms": 1.1, "iqr_ms": 0.2, "min_ms": 0.8,
+        "mean_ms": 1.0, "samples": 3, "calls_per_sample": 1, "noisy": False,
+        "ci95_rel": 0.015, "stopped_by": "converged", "samples_ms": [0.9, 1.0, 1.1],
+    }  # fmt: skip
+    timing = {"cold_ms": 5.0, "warm": warm, "warm_s": 0.25}
+    with CellWriter(cell, plan) as writer:
+        writer.feed(_line({"type": "record", "record": _record(plan, "a", timing=timing)}))
+        writer.finish(0)
+    (record,) = read_results(cell / "results.jsonl").records
+    assert record.timing is not None and record.timing.warm is not None
+    assert record.timing.warm_s == 0.25
+    assert record.timing.warm.stopped_by == "converged"
+    assert record.timing.warm.samples_ms == (0.9, 1.0, 1.1)
