@@ -53,30 +53,58 @@ def run_pass(mode: str, backend: str, root: Path) -> dict[str, Any]:
         done = subprocess.run(
             [*command, "--run-dir", str(run_dir)], capture_output=True, text=True, check=False
         )
-        document = json.loads((run_dir / "matrix.json").read_text())
-        for row in document["cells"]:
-            if row["status"] != "complete":
-                if row["status"] == "failed":
-                    print(f"{row['cell']} failed: {row.get('reason')}", file=sys.stderr)
-                continue
-            folder = run_dir / row["cell"].replace("/", "-")
-            records = read_results(folder / "results.jsonl").records
-            warm = [r.timing.warm for r in records if r.timing and r.timing.warm]
-            cells[row["cell"]] = {
-                "cell_wall_s": row["cell_wall_s"],
-                "warm_s": sum((r.timing.warm_s or 0.0) for r in records if r.timing),
-                "medians": {
-                    r.case: r.timing.warm.median_ms
-                    for r in records
-                    if r.timing and r.timing.warm and r.timing.warm.median_ms > 0
-                },
-                "stopped_by": dict(Counter(w.stopped_by or "?" for w in warm)),
-                "noisy": sum(1 for w in warm if w.noisy),
-                "cases_timed": len(warm),
-            }
         if done.returncode not in (0, 1):
             print(done.stderr[-2000:], file=sys.stderr)
+        cells.update(collect(run_dir))
     return cells
+
+
+def collect(run_dir: Path) -> dict[str, Any]:
+    """Per completed cell of one matrix run: wall times, warm-phase seconds, medians."""
+    cells: dict[str, Any] = {}
+    document = json.loads((run_dir / "matrix.json").read_text())
+    for row in document["cells"]:
+        if row["status"] != "complete":
+            if row["status"] == "failed":
+                print(f"{row['cell']} failed: {row.get('reason')}", file=sys.stderr)
+            continue
+        folder = run_dir / row["cell"].replace("/", "-")
+        records = read_results(folder / "results.jsonl").records
+        timed = [r.timing for r in records if r.timing is not None]
+        warm = [t.warm for t in timed if t.warm is not None]
+        cells[row["cell"]] = {
+            "cell_wall_s": row["cell_wall_s"],
+            "warm_s": sum(t.warm_s or 0.0 for t in timed),
+            "medians": {
+                r.case: r.timing.warm.median_ms
+                for r in records
+                if r.timing and r.timing.warm and r.timing.warm.median_ms > 0
+            },
+            "stopped_by": dict(Counter(w.stopped_by or "?" for w in warm)),
+            "noisy": sum(1 for w in warm if w.noisy),
+            "cases_timed": len(warm),
+        }
+    return cells
+
+
+def collect_kept(root: Path) -> dict[str, dict[str, Any]]:
+    """The three passes of a run kept with --keep, from its run directories (in time order:
+    the first fixed matrices are the first pass, the later ones the pass repeated)."""
+    runs = sorted(
+        root.glob("*-*-*/matrix.json"), key=lambda p: int(p.parent.name.rsplit("-", 1)[1])
+    )
+    fixed = [p.parent for p in runs if p.parent.name.startswith("fixed-")]
+    adaptive = [p.parent for p in runs if p.parent.name.startswith("adaptive-")]
+    half = len(fixed) // 2
+    passes: dict[str, dict[str, Any]] = {"fixed": {}, "adaptive": {}, "fixed-again": {}}
+    for name, dirs in (
+        ("fixed", fixed[:half]),
+        ("adaptive", adaptive),
+        ("fixed-again", fixed[half:]),
+    ):
+        for run_dir in dirs:
+            passes[name].update(collect(run_dir))
+    return passes
 
 
 def agreement(a: dict[str, Any], b: dict[str, Any]) -> tuple[int, int]:
@@ -165,15 +193,13 @@ def main() -> int:
     parser.add_argument("--json", type=Path)
     parser.add_argument("--backend", default="auto")
     parser.add_argument("--keep", type=Path, help="keep the runs (and each pass's data) here")
+    parser.add_argument(
+        "--summarize", type=Path, metavar="DIR", help="only summarize the runs kept in DIR"
+    )
     args = parser.parse_args()
     started = time.time()
     passes: dict[str, dict[str, Any]] = {}
-    with tempfile.TemporaryDirectory(prefix="portbench-matrix-bench-") as folder:
-        root = args.keep or Path(folder)
-        root.mkdir(parents=True, exist_ok=True)
-        for name, mode in (("fixed", "fixed"), ("adaptive", "adaptive"), ("fixed-again", "fixed")):
-            passes[name] = run_pass(mode, args.backend, root)
-            (root / f"pass-{name}.json").write_text(json.dumps(passes[name]))
+    passes = collect_kept(args.summarize) if args.summarize else run_passes(args.backend, args.keep)
     empty = [name for name, cells in passes.items() if not cells]
     if empty:
         print(f"no cell completed in pass(es) {', '.join(empty)}; see the errors above")
@@ -185,6 +211,16 @@ def main() -> int:
     if args.json:
         args.json.write_text(json.dumps(result, indent=2) + "\n")
     return 0
+
+
+def run_passes(backend: str, keep: Path | None) -> dict[str, dict[str, Any]]:
+    passes: dict[str, dict[str, Any]] = {}
+    with tempfile.TemporaryDirectory(prefix="portbench-matrix-bench-") as folder:
+        root = keep or Path(folder)
+        root.mkdir(parents=True, exist_ok=True)
+        for name, mode in (("fixed", "fixed"), ("adaptive", "adaptive"), ("fixed-again", "fixed")):
+            passes[name] = run_pass(mode, backend, root)
+    return passes
 
 
 if __name__ == "__main__":
