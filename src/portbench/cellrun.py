@@ -20,15 +20,14 @@ from .errors import (
     BackendUnavailable,
     CellFailed,
     CellInterrupted,
-    ResultsError,
     UsageError,
 )
 from .manifest import FRAMEWORKS, load_manifest
 from .outcomes import function_outcomes
 from .paths import results_dir
-from .plan import CellSpec, PlanOptions, compile_plan, plan_case_count
+from .plan import CellSpec, PlanOptions, compile_plan, plan_case_count, read_plan
 from .profiles import check_profile
-from .results import read_document, read_results
+from .results import read_results
 from .session import run_session
 
 __all__ = [
@@ -133,9 +132,7 @@ def _cell_dir(request: BenchRequest, cell: CellSpec) -> tuple[Path, bool]:
 
 
 def _resumed_plan(path: Path, cell: CellSpec) -> dict[str, Any]:
-    plan = read_document(path, "plan", schema_max=2)
-    if plan is None or not isinstance(plan.get("functions"), list) or "cell" not in plan:
-        raise ResultsError(f"{path}: cannot read the plan to resume; start the cell anew")
+    plan = read_plan(path)
     if plan.get("cell") != cell.cell_id:
         raise UsageError(f"{path} is the plan of {plan.get('cell')}, not {cell.cell_id}")
     return plan

@@ -254,6 +254,46 @@ def plan_from_case_files(
     )
 
 
+#: What every plan holds, and of which JSON type (the runner checks the same in plan.py).
+_REQUIRED: dict[str, type] = {
+    "schema": int,
+    "cell": str,
+    "framework": str,
+    "profile": str,
+    "backend": str,
+    "accelerator": dict,
+    "manifest_root": str,
+    "functions": list,
+    "rules": list,
+    "timeouts": dict,
+    "max_restarts": int,
+    "rerun_prefix": str,
+}
+
+
+def read_plan(path: Path) -> dict[str, Any]:
+    """A plan file, checked: a missing, unreadable, newer or malformed plan is one sentence."""
+    from .errors import PlanError
+    from .results import read_document
+
+    plan = read_document(path, "plan", schema_max=PLAN_SCHEMA)
+    if plan is None:
+        raise PlanError(f"{path}: cannot read the plan (missing, not JSON, or a link)")
+    for key, kind in _REQUIRED.items():
+        if not isinstance(plan.get(key), kind):
+            raise PlanError(
+                f"{path}: the plan lacks '{key}' (a JSON {kind.__name__}); compile it anew with "
+                "portbench bench"
+            )
+    for function in plan["functions"]:
+        cases = function.get("cases") if isinstance(function, dict) else None
+        if not isinstance(cases, list) or not all(
+            isinstance(c, dict) and isinstance(c.get("id"), str) for c in cases
+        ):
+            raise PlanError(f"{path}: a function entry has no list of cases with ids")
+    return plan
+
+
 def write_plan(plan: dict[str, Any], path: Path) -> None:
     """Write the plan once (exclusive create): a cell directory keeps the plan it ran."""
     with open(path, "x", encoding="utf-8") as handle:

@@ -16,9 +16,9 @@ from rich.console import Console
 
 from .backends import Backend, CellLaunch, PreparedEnvironment
 from .errors import PortbenchError
-from .plan import plan_case_count, write_plan
+from .plan import plan_case_count, read_plan, write_plan
 from .progress import CellProgress
-from .results import CellWriter, read_document
+from .results import CellWriter
 from .results.safeio import write_new
 
 __all__ = ["SessionResult", "main", "run_session"]
@@ -132,9 +132,7 @@ def main(argv: list[str] | None = None) -> int:
     signal.signal(signal.SIGTERM, signal.default_int_handler)
     console = Console(stderr=True, highlight=False)
     try:
-        plan = read_document(args.plan, "plan", schema_max=2)
-        if plan is None:
-            raise PortbenchError(f"{args.plan}: cannot read the plan")
+        plan = read_plan(args.plan)
         new = not (args.cell_dir / "plan.json").exists()
         args.cell_dir.mkdir(parents=True, exist_ok=True)
         backend = make_backend("host", console=console, python=args.python)

@@ -118,3 +118,31 @@ def test_malformed_plan_is_one_sentence(tmp_path) -> None:
     assert proc.returncode == 2
     assert "the plan lacks 'cell'" in proc.stderr
     assert "Traceback" not in proc.stderr
+
+
+@pytest.mark.parametrize(
+    "text",
+    ['{"schema": 1}', "[1, 2]", "not json", '{"schema": 99, "cell": "x"}'],
+    ids=["no-cell", "a-list", "not-json", "newer"],
+)
+def test_a_malformed_plan_given_to_a_session_is_one_sentence(tmp_path, text: str) -> None:
+    plan = tmp_path / "plan.json"
+    plan.write_text(text)
+    proc = subprocess.run(
+        [
+            sys.executable,
+            "-m",
+            "portbench.session",
+            "--plan",
+            str(plan),
+            "--cell-dir",
+            str(tmp_path / "cell"),
+        ],
+        capture_output=True,
+        text=True,
+        check=False,
+    )
+    assert proc.returncode != 0
+    assert "Traceback" not in proc.stderr
+    assert proc.stderr.startswith("error: ") and "plan" in proc.stderr
+    assert not (tmp_path / "cell").exists()
