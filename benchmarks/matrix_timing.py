@@ -35,6 +35,9 @@ sys.path.insert(0, str(ROOT / "src"))
 
 from portbench.results import read_results  # noqa: E402
 
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+from _common import Row  # noqa: E402
+
 MATRICES = (
     ("current", ("torch", "tensorflow", "jax")),
     ("paper", ("torch", "tensorflow")),
@@ -186,6 +189,56 @@ def print_summary(result: dict[str, Any]) -> None:
     print(
         f"adaptive stopped by: {result['adaptive_stopped_by']}; noisy: {result['adaptive_noisy']}"
     )
+
+
+def measure(backend: str = "auto", keep: Path | None = None) -> dict[str, Any]:
+    """Run the three passes and summarize them (what ``nox -s perf -- --only matrix`` runs)."""
+    return summarize(run_passes(backend, keep))
+
+
+def rows(result: dict[str, Any]) -> list[Row]:
+    """The summary as benchmark rows."""
+    w, c, ceil = result["warm_s"], result["cell_wall_s"], result["ceiling"]
+    out = [
+        Row(
+            "matrix",
+            "warm phase, adaptive vs fixed",
+            w["adaptive"],
+            "s",
+            w["fixed"],
+            w["adaptive"] / w["fixed"],
+        ),
+        Row(
+            "matrix",
+            "whole cells, adaptive vs fixed",
+            c["adaptive"],
+            "s",
+            c["fixed"],
+            c["adaptive"] / c["fixed"],
+        ),
+        Row(
+            "matrix",
+            "ceiling on the whole-cell speed-up",
+            ceil["speedup"],
+            "x",
+            note=f"{ceil['outside_warm_s']:.0f} s outside warm sampling",
+        ),
+    ]
+    for key, label in (
+        ("noise_floor", "fixed vs fixed"),
+        ("adaptive_vs_fixed", "adaptive vs fixed"),
+    ):
+        row = result[key]
+        out.append(
+            Row(
+                "matrix",
+                f"{label}: medians within 5%",
+                100 * row["share"],
+                "%",
+                note=f"{row['agree']} of {row['of']}",
+            )
+        )
+    return out
 
 
 def main() -> int:

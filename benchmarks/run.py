@@ -1,6 +1,7 @@
 """Run portbench's self-benchmarks and print every figure as one table (and as JSON).
 
     python benchmarks/run.py [--quick] [--only fidelity overhead fault scaling images] [--json OUT]
+    python benchmarks/run.py --only matrix venv     # long: whole CPU cells, venv builds
 
 Cold image builds are measured separately (`portbench images build`), not here.
 """
@@ -20,6 +21,8 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))
 from _common import Row
 
 BENCHMARKS = ("fidelity", "overhead", "fault", "scaling", "images")
+#: Long ones, run only when named (--only): they build venvs or run whole CPU cells.
+OPT_IN = ("venv", "matrix")
 
 
 def machine() -> dict[str, object]:
@@ -62,6 +65,14 @@ def collect(names: list[str], quick: bool) -> list[Row]:
         import images
 
         rows += images.run()
+    if "venv" in names:
+        import venv_build
+
+        rows += venv_build.run()
+    if "matrix" in names:
+        import matrix_timing
+
+        rows += matrix_timing.rows(matrix_timing.measure())
     return rows
 
 
@@ -98,7 +109,7 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument(
         "--quick", action="store_true", help="smaller sizes, one round (a smoke run)"
     )
-    parser.add_argument("--only", nargs="+", choices=BENCHMARKS, default=list(BENCHMARKS))
+    parser.add_argument("--only", nargs="+", choices=BENCHMARKS + OPT_IN, default=list(BENCHMARKS))
     parser.add_argument("--json", type=Path, help="also write the figures here")
     args = parser.parse_args(argv)
     started = time.time()
