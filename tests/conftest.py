@@ -141,6 +141,7 @@ def project_with_cases(tmp_path: Path, framework: str, cases: str) -> Path:
     (home / "manifests" / framework / "cases").mkdir(parents=True)
     (home / "runners").symlink_to(ROOT / "runners")
     (home / "images").symlink_to(ROOT / "images")
+    (home / "paper").symlink_to(ROOT / "paper")
     (home / "manifests" / framework / "cases" / "probe.py").write_text(cases)
     (home / "manifests" / framework / "manifest.toml").write_text(
         f'schema = 1\nframework = "{framework}"\n[[function]]\nfunction = "probe.sandbox"\n'

@@ -653,6 +653,8 @@ class _Drive:
                 elif phase == "running" and kind == "result" and case == asked:
                     assert asked is not None
                     fields = _sanitize(item.get("outcome"))
+                    # What the case printed before its result may still sit in the pipe.
+                    worker.output.drain()
                     fields["output"] = worker.output.summary()
                     strays = procs.descendants(me) - worker.baseline - {worker.proc.pid}
                     if strays:

@@ -13,6 +13,7 @@ import statistics
 from collections import Counter, defaultdict
 from typing import Any
 
+from ..errors import UsageError
 from ..paths import project_root
 from .latency import latest_cells
 from .load import Cell
@@ -25,8 +26,15 @@ LATENCY_TABLES = {"torch": "Table 5", "tensorflow": "Table 6", "jax": "Table 7"}
 
 
 def published_rows(table: str) -> list[dict[str, str]]:
-    with open(project_root() / "paper" / "published_tables.csv", newline="", encoding="utf-8") as f:
-        return [r for r in csv.DictReader(f) if r["table"] == table]
+    path = project_root() / "paper" / "published_tables.csv"
+    try:
+        with open(path, newline="", encoding="utf-8") as f:
+            return [r for r in csv.DictReader(f) if r["table"] == table]
+    except FileNotFoundError:
+        raise UsageError(
+            f"{path} is missing: the report sets the study's published tables beside its own; "
+            "run it from a portbench checkout (or set PORTBENCH_HOME to one)"
+        ) from None
 
 
 def _counts(cell: Cell) -> Counter[str]:
