@@ -642,7 +642,6 @@ class _Drive:
                 elif phase == "asked" and kind == "start" and case == asked:
                     flush_held()
                     phase, stage, started_at = "running", "setup", time.time()
-                    worker.output.new_case()
                     assert asked is not None
                     deadline = time.monotonic() + sup.case_timeout(asked)
                     sup.host.send({"type": "start", "case": asked})
@@ -656,6 +655,8 @@ class _Drive:
                     # What the case printed before its result may still sit in the pipe.
                     worker.output.drain()
                     fields["output"] = worker.output.summary()
+                    # Output from here on is the next case's (it runs after this result).
+                    worker.output.new_case()
                     strays = procs.descendants(me) - worker.baseline - {worker.proc.pid}
                     if strays:
                         fields["strays_killed"] = procs.kill_pids(strays)

@@ -175,7 +175,15 @@ def run_cell(request: BenchRequest, console: Console) -> CellRunResult:
     total = plan_case_count(plan)
     console.print(f"[bold]{cell.cell_id}[/] on {prepared.description}: {total} cases → {cell_dir}")
     started = time.monotonic()
-    session = run_session(backend, prepared, plan, cell_dir, console, new=not resuming)
+    try:
+        session = run_session(backend, prepared, plan, cell_dir, console, new=not resuming)
+    except KeyboardInterrupt:
+        # Ctrl-C outside the stream (while the session line was written, say): still resumable.
+        raise CellInterrupted(
+            f"interrupted: what was recorded in {cell_dir} is kept; resume with --resume "
+            f"{cell_dir.parent}",
+            run_dir=cell_dir.parent,
+        ) from None
     status, ended, writer = session.status, session.ended, session.writer
     wall_s = time.monotonic() - started
     read = read_results(cell_dir / "results.jsonl")

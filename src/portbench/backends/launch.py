@@ -106,6 +106,8 @@ def stream_supervisor(
         try:
             ready, _, _ = select.select([stdout], [], [], 0.5)
             chunk = os.read(stdout, 1 << 16) if ready else None
+            if chunk:
+                writer.feed(chunk)
         except KeyboardInterrupt:
             # Keep reading: the supervisor (SIGINT reached it too) ends its session and says so.
             interrupted = True
@@ -116,8 +118,6 @@ def stream_supervisor(
             continue
         if chunk == b"":
             break
-        if chunk:
-            writer.feed(chunk)
         if time.monotonic() > deadline:
             # The watchdog: the supervisor's own deadlines should never let this happen.
             proc.kill()
