@@ -20,6 +20,8 @@ from portbench.results import Outcome, read_results
 from portbench.results.read import MAX_LINE_BYTES
 from portbench.results.safeio import dumps_strict
 
+from .records import case_record
+
 CASES = """
 from portbench_runner.api import case
 
@@ -29,44 +31,6 @@ from portbench_runner.api import case
 def run(ctx):
     ctx.measure(len, "x")
 """
-
-
-def _record(plan: dict[str, Any], name: str, **fields: object) -> dict[str, Any]:
-    function = plan["functions"][0]
-    case = next(c for c in function["cases"] if c["name"] == name)
-    record = {
-        "schema": 2,
-        "kind": "case",
-        "cell": plan["cell"],
-        "framework": plan["framework"],
-        "accelerator": "cpu",
-        "profile": plan["profile"],
-        "function": function["function"],
-        "study_test_file": function["study_test_file"],
-        "case": case["id"],
-        "case_name": name,
-        "case_file": function["case_file"],
-        "case_file_sha256": None,
-        "seed": case["seed"],
-        "outcome": "pass",
-        "stage": None,
-        "category": None,
-        "rule": None,
-        "reason": None,
-        "error": None,
-        "exit": None,
-        "stderr_tail": None,
-        "timing": {"cold_ms": 1.0, "warm": None},
-        "evidence": None,
-        "output": {"bytes": 0, "dropped_bytes": 0},
-        "strays_killed": 0,
-        "worker": {"pid": 1, "index": 0},
-        "started_at": "2026-11-23T00:00:00+00:00",
-        "duration_s": 0.1,
-        "rerun": "portbench bench --case x",
-    }
-    record.update(fields)
-    return record
 
 
 @pytest.fixture
@@ -85,8 +49,10 @@ def _line(record: dict[str, Any]) -> str:
 
 
 def test_a_truncated_last_line_is_skipped(tmp_path: Path, plan: dict[str, Any]) -> None:
-    whole = _line(_record(plan, "b"))
-    path = _write(tmp_path / "results.jsonl", _line(_record(plan, "a")), whole[: len(whole) // 2])
+    whole = _line(case_record(plan, "b"))
+    path = _write(
+        tmp_path / "results.jsonl", _line(case_record(plan, "a")), whole[: len(whole) // 2]
+    )
     read = read_results(path)
     assert [r.case_name for r in read.records] == ["a"]
     assert read.skipped == 1
@@ -95,7 +61,7 @@ def test_a_truncated_last_line_is_skipped(tmp_path: Path, plan: dict[str, Any]) 
 
 
 def test_a_lone_number_is_skipped(tmp_path: Path, plan: dict[str, Any]) -> None:
-    path = _write(tmp_path / "results.jsonl", "42\n", _line(_record(plan, "a")))
+    path = _write(tmp_path / "results.jsonl", "42\n", _line(case_record(plan, "a")))
     read = read_results(path)
     assert [r.case_name for r in read.records] == ["a"]
     assert read.skipped == 1
@@ -103,9 +69,9 @@ def test_a_lone_number_is_skipped(tmp_path: Path, plan: dict[str, Any]) -> None:
 
 
 def test_a_record_without_function_is_skipped(tmp_path: Path, plan: dict[str, Any]) -> None:
-    broken = _record(plan, "b")
+    broken = case_record(plan, "b")
     del broken["function"]
-    path = _write(tmp_path / "results.jsonl", _line(_record(plan, "a")), _line(broken))
+    path = _write(tmp_path / "results.jsonl", _line(case_record(plan, "a")), _line(broken))
     read = read_results(path)
     assert [r.case_name for r in read.records] == ["a"]
     assert read.skipped == 1
@@ -116,9 +82,9 @@ def test_a_nan_token_is_not_standard_json_and_is_refused(
     tmp_path: Path, plan: dict[str, Any]
 ) -> None:
     # What json.dumps writes by default for a float NaN: not JSON, so not a record.
-    line = json.dumps(_record(plan, "a", timing={"cold_ms": math.nan, "warm": None})) + "\n"
+    line = json.dumps(case_record(plan, "a", timing={"cold_ms": math.nan, "warm": None})) + "\n"
     assert "NaN" in line
-    path = _write(tmp_path / "results.jsonl", line, _line(_record(plan, "b")))
+    path = _write(tmp_path / "results.jsonl", line, _line(case_record(plan, "b")))
     read = read_results(path)
     assert [r.case_name for r in read.records] == ["b"]
     assert read.skipped == 1
@@ -128,7 +94,7 @@ def test_a_nan_token_is_not_standard_json_and_is_refused(
 def test_a_nan_string_in_timing_is_read_as_a_float_nan(
     tmp_path: Path, plan: dict[str, Any]
 ) -> None:
-    record = _record(plan, "a", timing={"cold_ms": "NaN", "warm": None})
+    record = case_record(plan, "a", timing={"cold_ms": "NaN", "warm": None})
     path = _write(tmp_path / "results.jsonl", _line(record))
     read = read_results(path)
     assert read.skipped == 0
@@ -138,8 +104,8 @@ def test_a_nan_string_in_timing_is_read_as_a_float_nan(
 
 
 def test_a_case_recorded_twice_keeps_the_first(tmp_path: Path, plan: dict[str, Any]) -> None:
-    second = _record(plan, "a", outcome="error")
-    path = _write(tmp_path / "results.jsonl", _line(_record(plan, "a")), _line(second))
+    second = case_record(plan, "a", outcome="error")
+    path = _write(tmp_path / "results.jsonl", _line(case_record(plan, "a")), _line(second))
     read = read_results(path)
     assert [(r.case_name, r.outcome) for r in read.records] == [("a", Outcome.PASS)]
     assert read.skipped == 1
@@ -148,7 +114,9 @@ def test_a_case_recorded_twice_keeps_the_first(tmp_path: Path, plan: dict[str, A
 
 def test_a_newer_schema_is_refused_in_one_sentence(tmp_path: Path, plan: dict[str, Any]) -> None:
     path = _write(
-        tmp_path / "results.jsonl", _line(_record(plan, "a")), _line(_record(plan, "b", schema=3))
+        tmp_path / "results.jsonl",
+        _line(case_record(plan, "a")),
+        _line(case_record(plan, "b", schema=3)),
     )
     with pytest.raises(ResultsError) as info:
         read_results(path)
@@ -160,7 +128,7 @@ def test_a_newer_schema_is_refused_in_one_sentence(tmp_path: Path, plan: dict[st
 def test_a_linked_results_file_is_refused_not_followed(
     tmp_path: Path, plan: dict[str, Any]
 ) -> None:
-    target = _write(tmp_path / "elsewhere.jsonl", _line(_record(plan, "a")))
+    target = _write(tmp_path / "elsewhere.jsonl", _line(case_record(plan, "a")))
     cell = tmp_path / "cell"
     cell.mkdir()
     (cell / "results.jsonl").symlink_to(target)
@@ -177,12 +145,12 @@ def test_a_linked_results_file_is_refused_not_followed(
 def test_an_oversized_line_is_skipped_and_the_next_line_read(
     tmp_path: Path, plan: dict[str, Any]
 ) -> None:
-    huge = _record(plan, "b", reason="x" * (MAX_LINE_BYTES + 10))
+    huge = case_record(plan, "b", reason="x" * (MAX_LINE_BYTES + 10))
     path = _write(
         tmp_path / "results.jsonl",
-        _line(_record(plan, "a")),
+        _line(case_record(plan, "a")),
         _line(huge),
-        _line(_record(plan, "c")),
+        _line(case_record(plan, "c")),
     )
     read = read_results(path)
     assert [r.case_name for r in read.records] == ["a", "c"]
@@ -278,7 +246,7 @@ def test_failures_table_says_how_many_lines_it_skipped(
 
     from portbench.commands.bench import failures_table
 
-    failed = _record(
+    failed = case_record(
         plan,
         "a",
         outcome="fail",

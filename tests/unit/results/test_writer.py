@@ -13,6 +13,8 @@ from portbench.plan import plan_from_case_files
 from portbench.results import CellWriter, read_results, read_sessions
 from portbench.results.safeio import dumps_strict, loads_strict
 
+from .records import case_record
+
 CASES = """
 from portbench_runner.api import case
 
@@ -27,44 +29,6 @@ def _plan(tmp_path: Path) -> dict:
     return plan_from_case_files(tmp_path / "src", {"demo": CASES})
 
 
-def _record(plan: dict, name: str, **fields: object) -> dict:
-    function = plan["functions"][0]
-    case = next(c for c in function["cases"] if c["name"] == name)
-    record = {
-        "schema": 2,
-        "kind": "case",
-        "cell": plan["cell"],
-        "framework": plan["framework"],
-        "accelerator": "cpu",
-        "profile": plan["profile"],
-        "function": function["function"],
-        "study_test_file": function["study_test_file"],
-        "case": case["id"],
-        "case_name": name,
-        "case_file": function["case_file"],
-        "case_file_sha256": None,
-        "seed": case["seed"],
-        "outcome": "pass",
-        "stage": None,
-        "category": None,
-        "rule": None,
-        "reason": None,
-        "error": None,
-        "exit": None,
-        "stderr_tail": None,
-        "timing": {"cold_ms": 1.0, "warm": None},
-        "evidence": None,
-        "output": {"bytes": 0, "dropped_bytes": 0},
-        "strays_killed": 0,
-        "worker": {"pid": 1, "index": 0},
-        "started_at": "2026-11-23T00:00:00+00:00",
-        "duration_s": 0.1,
-        "rerun": "portbench bench --case x",
-    }
-    record.update(fields)
-    return record
-
-
 def _line(message: dict) -> bytes:
     return (dumps_strict(message) + "\n").encode()
 
@@ -73,16 +37,16 @@ def test_only_valid_planned_first_records_are_stored(tmp_path: Path) -> None:
     plan = _plan(tmp_path)
     cell = tmp_path / "cell"
     cell.mkdir()
-    foreign = _record(plan, "a", cell="torch/cpu/paper")
-    unplanned = _record(plan, "a", case="demo.other::zzz")
+    foreign = case_record(plan, "a", cell="torch/cpu/paper")
+    unplanned = case_record(plan, "a", case="demo.other::zzz")
     with CellWriter(cell, plan) as writer:
         stream = b"".join(
             [
-                _line({"type": "record", "record": _record(plan, "a")}),
-                _line({"type": "record", "record": _record(plan, "a", outcome="fail")}),
+                _line({"type": "record", "record": case_record(plan, "a")}),
+                _line({"type": "record", "record": case_record(plan, "a", outcome="fail")}),
                 _line({"type": "record", "record": foreign}),
                 _line({"type": "record", "record": unplanned}),
-                _line({"type": "record", "record": _record(plan, "b", outcome="bogus")}),
+                _line({"type": "record", "record": case_record(plan, "b", outcome="bogus")}),
                 b"not json at all\n",
                 b"x" * (2 << 20) + b"\n",
             ]
@@ -128,7 +92,7 @@ def test_non_finite_numbers_are_strict_json_and_read_back(tmp_path: Path) -> Non
     cell.mkdir()
     timing = {"cold_ms": math.inf, "warm": None}
     with CellWriter(cell, plan) as writer:
-        writer.feed(_line({"type": "record", "record": _record(plan, "a", timing=timing)}))
+        writer.feed(_line({"type": "record", "record": case_record(plan, "a", timing=timing)}))
         writer.finish(0)
     text = (cell / "results.jsonl").read_text()
     assert loads_strict(text)["timing"]["cold_ms"] == "Infinity"
@@ -149,7 +113,7 @@ def test_schema_2_timing_fields_are_read(tmp_path: Path) -> None:
     }  # fmt: skip
     timing = {"cold_ms": 5.0, "warm": warm, "warm_s": 0.25}
     with CellWriter(cell, plan) as writer:
-        writer.feed(_line({"type": "record", "record": _record(plan, "a", timing=timing)}))
+        writer.feed(_line({"type": "record", "record": case_record(plan, "a", timing=timing)}))
         writer.finish(0)
     (record,) = read_results(cell / "results.jsonl").records
     assert record.timing is not None and record.timing.warm is not None
