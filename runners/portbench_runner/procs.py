@@ -17,12 +17,13 @@ import ctypes
 import os
 import signal
 import sys
-from typing import Dict, Iterable, List, Optional, Set
+from typing import Callable, Dict, Iterable, List, Optional, Set
 
 __all__ = [
     "descendants",
     "die_with_parent",
     "kill_pids",
+    "kill_tree",
     "make_subreaper",
     "make_undumpable",
     "reap_adopted",
@@ -111,37 +112,34 @@ def _is_zombie(pid: int) -> bool:
     return stat[stat.rfind(b")") + 2 :].split()[:1] == [b"Z"]
 
 
+def _walk(root: int, children_of: Callable[[int], Optional[List[int]]]) -> Optional[Set[int]]:
+    """Every process below ``root`` by ``children_of``; None if it cannot tell."""
+    found: Set[int] = set()
+    stack = [root]
+    while stack:
+        children = children_of(stack.pop())
+        if children is None:
+            return None
+        for child in children:
+            if child not in found:
+                found.add(child)
+                stack.append(child)
+    return found
+
+
 def descendants(root: int) -> Set[int]:
     """Every live process below ``root`` (not ``root`` itself).
 
     Walks each process's children files (cost grows with the tree, not the machine); falls
     back to reading the whole process table where the kernel lacks them.
     """
-    found: Set[int] = set()
-    stack = [root]
-    while stack:
-        children = _children_of(stack.pop())
-        if children is None:
-            return _descendants_from_table(root)
-        for child in children:
-            if child not in found:
-                found.add(child)
-                stack.append(child)
-    return {pid for pid in found if not _is_zombie(pid)}
-
-
-def _descendants_from_table(root: int) -> Set[int]:
-    children: Dict[int, List[int]] = {}
+    found = _walk(root, _children_of)
+    if found is not None:
+        return {pid for pid in found if not _is_zombie(pid)}
+    table: Dict[int, List[int]] = {}
     for pid, parent in _parents().items():
-        children.setdefault(parent, []).append(pid)
-    found: Set[int] = set()
-    stack = [root]
-    while stack:
-        for child in children.get(stack.pop(), ()):
-            if child not in found:
-                found.add(child)
-                stack.append(child)
-    return found
+        table.setdefault(parent, []).append(pid)
+    return _walk(root, lambda pid: table.get(pid, [])) or set()
 
 
 def kill_pids(pids: Iterable[int]) -> int:
@@ -153,6 +151,17 @@ def kill_pids(pids: Iterable[int]) -> int:
             killed += 1
         except (ProcessLookupError, PermissionError):
             continue
+    return killed
+
+
+def kill_tree(root: int, keep: Set[int], only_new_since: Optional[Set[int]] = None) -> int:
+    """Kill every process below ``root`` but ``keep`` (and, if given, but those in
+    ``only_new_since``), then reap the orphans adopted meanwhile; how many were killed."""
+    doomed = descendants(root) - keep - (only_new_since or set())
+    killed = kill_pids(doomed) if doomed else 0
+    if killed or only_new_since is None:
+        # Reading the process table costs a millisecond: not after every quiet case.
+        reap_adopted(exclude=keep)
     return killed
 
 

@@ -610,8 +610,7 @@ class _Drive:
             # Everything the worker started goes with it, detached processes included.
             print(f"worker {sup.workers_started - 1} replaced: {why}", file=sys.stderr, flush=True)
             worker.kill(self.grace_s)
-            procs.kill_pids(procs.descendants(me))
-            procs.reap_adopted(exclude=set())
+            procs.kill_tree(me, keep=set())
 
         while True:
             if sup.interrupted:
@@ -657,11 +656,10 @@ class _Drive:
                     fields["output"] = worker.output.summary()
                     # Output from here on is the next case's (it runs after this result).
                     worker.output.new_case()
-                    strays = procs.descendants(me) - worker.baseline - {worker.proc.pid}
-                    if strays:
-                        fields["strays_killed"] = procs.kill_pids(strays)
-                        sup.strays_killed += fields["strays_killed"]
-                        procs.reap_adopted(exclude={worker.proc.pid})
+                    # What appeared below us during the case, but the worker, is a stray.
+                    killed = procs.kill_tree(me, {worker.proc.pid}, worker.baseline)
+                    fields["strays_killed"] = killed
+                    sup.strays_killed += killed
                     held = sup._record(asked, fields, worker.proc.pid)
                     self.remaining.remove(asked)
                     finished_any = True
@@ -728,8 +726,7 @@ class _Drive:
                             pid,
                         )
                     )
-                    procs.kill_pids(procs.descendants(me))
-                    procs.reap_adopted(exclude=set())
+                    procs.kill_tree(me, keep=set())
                     return True, None
                 # Not started, or not answering between cases: a new worker takes over.
                 retire(f"no answer within {self.start_s:g} s while {phase}")
@@ -738,8 +735,7 @@ class _Drive:
         # The worker ended (or closed its pipe): drain what it said, then see why.
         pid = worker.proc.pid
         code = worker.reap()
-        procs.kill_pids(procs.descendants(me))
-        procs.reap_adopted(exclude=set())
+        procs.kill_tree(me, keep=set())
         flush_held()
         if phase == "running" and asked is not None:
             fields = _death_fields(worker, code, stage)
