@@ -15,6 +15,7 @@ ROOT = Path(__file__).parent
 sys.path.insert(0, str(ROOT / "src"))
 
 from portbench.accelerators import load_accelerators  # noqa: E402
+from portbench.images.lockgen import PYTORCH_CPU_INDEX  # noqa: E402
 from portbench.manifest import FRAMEWORKS  # noqa: E402
 
 nox.options.sessions = ["lint", "tests"]
@@ -27,7 +28,16 @@ CELLS = [
     for accelerator in load_accelerators()
 ]
 # What the framework-backed tests need (rules tested against real exceptions): CPU builds.
-TEST_FRAMEWORKS = ["jax", "torch==2.13.0", "tensorflow-cpu"]
+# torch's CPU build (+cpu) is on PyTorch's own index only; PyPI's torch is the multi-GB CUDA one.
+TORCH_CPU = "torch==2.13.0+cpu"
+TEST_FRAMEWORKS = ["jax", TORCH_CPU, "tensorflow-cpu"]
+
+
+def _install_frameworks(session: nox.Session) -> None:
+    """The CPU builds: torch alone from PyTorch's CPU index (a configured wheelhouse is the
+    fallback where it cannot be reached), then the rest, and torch's dependencies, from PyPI."""
+    session.install("--no-deps", "--index-url", PYTORCH_CPU_INDEX, TORCH_CPU)
+    session.install(*TEST_FRAMEWORKS)
 
 
 def _install(session: nox.Session, *extras: str) -> None:
@@ -84,9 +94,16 @@ def matrix(session: nox.Session) -> None:
 
 @nox.session(python=PYTHON, default=False)
 def report(session: nox.Session) -> None:
-    """Merge runs (default: all under results/) into report/."""
+    """Merge runs (default: all under results/ but results/reference/) into report/."""
     _install(session)
     session.run("portbench", "report", *session.posargs)
+
+
+@nox.session(python=PYTHON, default=False)
+def compare(session: nox.Session) -> None:
+    """Compare two runs or cells case by case: nox -s compare -- A B [--fail-on slower]."""
+    _install(session)
+    session.run("portbench", "compare", *session.posargs)
 
 
 @nox.session(python=PYTHON, default=False)
@@ -107,7 +124,7 @@ def sample(session: nox.Session) -> None:
 def perf(session: nox.Session) -> None:
     """Benchmarks of portbench itself (timing fidelity, overhead, scaling)."""
     _install(session, "test")
-    session.install(*TEST_FRAMEWORKS)
+    _install_frameworks(session)
     session.run(
         "python",
         "benchmarks/run.py",
@@ -119,7 +136,7 @@ def perf(session: nox.Session) -> None:
 def tests(session: nox.Session) -> None:
     """The test suite, with real frameworks for the rules and manifest tests."""
     _install(session, "test")
-    session.install(*TEST_FRAMEWORKS)
+    _install_frameworks(session)
     session.run("pytest", *(session.posargs or ["-q"]))
 
 

@@ -34,7 +34,7 @@ def build_once(installer: str, framework: str, profile: str, find_links: Path | 
     with tempfile.TemporaryDirectory(prefix=f"portbench-venv-{installer}-") as folder:
         backend = VenvBackend(find_links, installer=installer)
         started = time.perf_counter()
-        backend.build(Path(folder) / "venv", python, lock, profile)
+        backend.build(Path(folder) / "venv", python, lock, profile, installer)
         return time.perf_counter() - started
 
 

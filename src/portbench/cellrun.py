@@ -15,7 +15,7 @@ from typing import Any
 from rich.console import Console
 
 from .accelerators import get_accelerator, require_present
-from .backends import Backend, BuildOptions, make_backend
+from .backends import Backend, BuildOptions, PreparedEnvironment, make_backend
 from .errors import (
     BackendUnavailable,
     CellFailed,
@@ -35,6 +35,7 @@ __all__ = [
     "BuildOptions",
     "CellRunResult",
     "choose_backend",
+    "execute_cell",
     "new_run_dir",
     "run_cell",
 ]
@@ -172,8 +173,22 @@ def run_cell(request: BenchRequest, console: Console) -> CellRunResult:
             "installer": prepared.installer,
         }
         cell_dir.mkdir(parents=True)
+    return execute_cell(cell.cell_id, backend, prepared, plan, cell_dir, resuming, console)
+
+
+def execute_cell(
+    cell_id: str,
+    backend: Backend,
+    prepared: PreparedEnvironment,
+    plan: dict[str, Any],
+    cell_dir: Path,
+    resuming: bool,
+    console: Console,
+) -> CellRunResult:
+    """Run a compiled plan in a prepared environment (a new cell, a resumed one or a rerun)
+    and summarize what was recorded; raises when the cell stopped early."""
     total = plan_case_count(plan)
-    console.print(f"[bold]{cell.cell_id}[/] on {prepared.description}: {total} cases → {cell_dir}")
+    console.print(f"[bold]{cell_id}[/] on {prepared.description}: {total} cases → {cell_dir}")
     started = time.monotonic()
     try:
         session = run_session(backend, prepared, plan, cell_dir, console, new=not resuming)
@@ -208,7 +223,7 @@ def run_cell(request: BenchRequest, console: Console) -> CellRunResult:
     if status != 0 or ended.get("status") != "complete":
         reason = ended.get("reason") or f"exit {status}"
         raise CellFailed(
-            f"cell {cell.cell_id} stopped early ({reason}); {len(records)} records kept in "
+            f"cell {cell_id} stopped early ({reason}); {len(records)} records kept in "
             f"{cell_dir}, resume with --resume {cell_dir.parent}",
             exit_status=status or 1,
         )

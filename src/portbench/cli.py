@@ -23,6 +23,8 @@ __all__ = ["build_parser", "main"]
 #: Modules that contribute subcommands, in the order ``--help`` lists them.
 COMMAND_MODULES = (
     "portbench.commands.bench",
+    "portbench.commands.rerun",
+    "portbench.commands.compare",
     "portbench.commands.inspect",
     "portbench.commands.matrix",
     "portbench.commands.validate",

@@ -2,6 +2,9 @@
 
 from __future__ import annotations
 
+import io
+import json
+import tarfile
 import uuid
 from pathlib import Path
 from typing import Any
@@ -53,6 +56,7 @@ def test_export_then_import_restores_the_image(
             # The test's own tag goes only while the image keeps its own (then it untags).
             if jax_image in docker_client.images.get(keep).tags:
                 docker_client.images.remove(keep)
+    _an_import_never_moves_a_tag(archive, docker_client, tmp_path)
     damaged = tmp_path / "damaged.tar"
     damaged.write_bytes(b"not a tar")
     refused = portbench("images", "import", str(damaged))
@@ -65,3 +69,62 @@ def test_prune_keeps_images_whose_lock_is_live(jax_image: str) -> None:
     proc = portbench("images", "prune", "--dry-run")
     assert proc.returncode == 0, proc.stderr
     assert jax_image not in proc.stdout
+
+
+def _an_import_never_moves_a_tag(archive: Path, docker_client: Any, tmp_path: Path) -> None:
+    """An archive whose tag names another image here is refused before anything is loaded."""
+    other = f"portbench-test/other:{uuid.uuid4().hex[:12]}"
+    base = docker_client.images.get("portbench/base:bookworm")
+    base.tag(*other.rsplit(":", 1))  # a second tag of the test's own: removing it only untags
+    try:
+        retagged = tmp_path / "retagged.tar"
+        with tarfile.open(archive) as source, tarfile.open(retagged, "w") as out:
+            manifest = json.load(source.extractfile("export.json"))  # type: ignore[arg-type]
+            data = json.dumps({**manifest, "tag": other}).encode()
+            info = tarfile.TarInfo("export.json")
+            info.size = len(data)
+            out.addfile(info, io.BytesIO(data))
+            for name in ("lock.txt", "image.tar"):
+                member = source.getmember(name)
+                out.addfile(member, source.extractfile(member))
+        refused = portbench("images", "import", str(retagged))
+        assert refused.returncode != 0
+        assert "already names another image here" in refused.stderr
+        assert "Traceback" not in refused.stderr
+        assert docker_client.images.get(other).id == base.id
+    finally:
+        docker_client.images.remove(other)
+
+
+def test_bench_image_refuses_an_image_of_another_cell(jax_image: str) -> None:
+    """--image is checked against the cell before anything runs: a wrong one is one sentence."""
+    wrong_framework = portbench(
+        "bench",
+        "--framework",
+        "torch",
+        "--accelerator",
+        "cpu",
+        "--backend",
+        "docker",
+        "--image",
+        jax_image,
+        "--functions",
+        "torch.cat",
+    )
+    assert wrong_framework.returncode != 0
+    assert "is a jax framework image" in wrong_framework.stderr
+    not_ours = portbench(
+        "bench",
+        "--framework",
+        "jax",
+        "--accelerator",
+        "cpu",
+        "--backend",
+        "docker",
+        "--image",
+        "portbench/base:bookworm",
+        "--functions",
+        "jax.numpy.add",
+    )
+    assert not_ours.returncode != 0
+    assert "non-portbench" in not_ours.stderr and "Traceback" not in not_ours.stderr

@@ -40,6 +40,11 @@ def make_backend(
         from .host import HostBackend
 
         return HostBackend(python, console)
+    if build.image is not None and name != "docker":
+        raise UsageError(
+            f"--image names a container image, and the {name} backend runs none; drop --image "
+            "or use --backend docker"
+        )
     if name == "venv":
         from .venv import VenvBackend
 
@@ -47,5 +52,5 @@ def make_backend(
     if name == "docker":
         from .docker_backend import DockerBackend
 
-        return DockerBackend(build.base, build.ca_bundle, build.find_links, console)
+        return DockerBackend(build.base, build.ca_bundle, build.find_links, console, build.image)
     raise UsageError(f"unknown backend '{name}' (known: auto, {', '.join(BACKENDS)})")

@@ -16,11 +16,13 @@ __all__ = ["Backend", "BuildOptions", "CellLaunch", "PreparedEnvironment"]
 
 @dataclass(frozen=True)
 class BuildOptions:
-    """How environments are built: base image, proxy CA bundle, local wheelhouse."""
+    """How environments are built: base image, proxy CA bundle, local wheelhouse; or the
+    image to use as it is (a tag, an id, or an export archive: docker only)."""
 
     base: str | None = None
     ca_bundle: Path | None = None
     find_links: Path | None = None
+    image: str | None = None
 
 
 @dataclass(frozen=True)

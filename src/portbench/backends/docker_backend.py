@@ -23,6 +23,7 @@ from pathlib import Path
 from typing import Any
 
 from rich.console import Console
+from rich.markup import escape
 
 from ..accelerators import get_accelerator
 from ..errors import BackendUnavailable, CellFailed
@@ -88,7 +89,10 @@ class DockerBackend:
         ca_bundle: Path | None = None,
         find_links: Path | None = None,
         console: Console | None = None,
+        image: str | None = None,
     ) -> None:
+        self.image = image
+        """An image to use as it is (tag, id or export archive), checked, never rebuilt."""
         self.base = base
         self.ca_bundle = ca_bundle
         self.find_links = find_links
@@ -103,15 +107,24 @@ class DockerBackend:
 
     def prepare(self, framework: str, flavor: str, profile: str) -> PreparedEnvironment:
         spec = image_spec(framework, flavor, profile, self.base, self.ca_bundle, self.find_links)
-        image = ensure_image(spec, lambda line: self.console.print(f"[dim]{line}[/]"))
-        verb = "built" if image.built else "reused"
+
+        def note(line: str) -> None:
+            self.console.print(f"[dim]{escape(line)}[/]")
+
+        if self.image is not None:
+            from ..images.archive import use_image
+
+            image, verb = use_image(docker_client(), self.image, spec, note)
+        else:
+            image = ensure_image(spec, note)
+            verb = "built" if image.built else "reused"
         self.console.print(
             f"image {image.tag} {verb} in {image.seconds:.1f} s ({image.size_bytes / 1e6:.0f} MB)"
         )
         return PreparedEnvironment(
             backend=self.name,
             description=f"container {image.tag}",
-            image={"id": image.id, "tag": image.tag, "lock_verified": spec.lock.verified},
+            image=image.record(spec.lock.verified),
             manifest_root=f"{CELL_PATHS['manifests']}/{framework}",
             installer="pip",
         )

@@ -114,7 +114,7 @@ class VenvBackend:
             return self._prepared(
                 env_dir, profile, lock.verified, str(info.get("installer", "pip"))
             )
-        installer = self.build(env_dir, python, lock, profile)
+        installer = self.install(env_dir, python, lock, profile)
         info_path.write_text(json.dumps({**expected, "installer": installer}))
         return self._prepared(env_dir, profile, lock.verified, installer)
 
@@ -138,12 +138,27 @@ class VenvBackend:
             )
         return self.installer
 
-    def build(self, env_dir: Path, python: str, lock: object, profile: str) -> str:
-        """Install ``lock`` into a new venv at ``env_dir``; the installer that did it."""
+    def install(self, env_dir: Path, python: str, lock: object, profile: str) -> str:
+        """Build the venv with the chosen installer (uv, falling back to pip); which one did."""
+        installer = self.chosen_installer()
+        try:
+            self.build(env_dir, python, lock, profile, installer)
+        except EnvironmentBuildError as exc:
+            if not (self.installer == "auto" and installer == "uv"):
+                raise
+            # uv refuses a whole install when one index does not answer, where pip warns and
+            # takes the wheel from its configured wheelhouse: pip is the fallback.
+            self.console.print(f"[dim]uv could not install it ({str(exc)[:120]}); trying pip[/]")
+            installer = "pip"
+            self.build(env_dir, python, lock, profile, installer)
+        return installer
+
+    def build(self, env_dir: Path, python: str, lock: object, profile: str, installer: str) -> None:
+        """Install ``lock`` into a new venv at ``env_dir`` with ``installer``."""
+        from ..images.install import install_parts
         from ..images.locks import Lock
 
         assert isinstance(lock, Lock)
-        installer = self.chosen_installer()
         partial = env_dir.with_name(env_dir.name + ".partial")
         shutil.rmtree(partial, ignore_errors=True)
         partial.parent.mkdir(parents=True, exist_ok=True)
@@ -151,18 +166,23 @@ class VenvBackend:
         if self.find_links is not None:
             flags += ["--find-links", str(self.find_links)]
         venv_python = str(partial / "bin" / "python")
+        # The lock as install steps (an index's packages from that index only, then PyPI);
+        # the files live in the partial venv, removed with it on failure.
+        parts_dir = partial / "portbench-requirements"
         if installer == "uv":
             uv = shutil.which("uv") or "uv"
-            steps = [
-                [uv, "venv", "--quiet", "--python", python, str(partial)],
-                [uv, "pip", "install", "--python", venv_python, *flags, "-r", str(lock.path)],
-            ]
+            steps = [[uv, "venv", "--quiet", "--python", python, str(partial)]]
+            install = [uv, "pip", "install", "--python", venv_python, *flags, "-r"]
         else:
-            steps = [
-                [python, "-m", "venv", str(partial)],
-                [venv_python, "-m", "pip", "install", *flags, "-r", str(lock.path)],
-            ]
-        for step in steps:
+            steps = [[python, "-m", "venv", str(partial)]]
+            install = [venv_python, "-m", "pip", "install", *flags, "-r"]
+        for part in install_parts(lock):
+            steps.append([*install, str(parts_dir / f"{part.name}.txt")])
+        for number, step in enumerate(steps):
+            if number == 1:
+                parts_dir.mkdir()
+                for part in install_parts(lock):
+                    (parts_dir / f"{part.name}.txt").write_text(part.requirements)
             proc = subprocess.run(step, capture_output=True, text=True, check=False)
             if proc.returncode != 0:
                 shutil.rmtree(partial, ignore_errors=True)
@@ -175,7 +195,6 @@ class VenvBackend:
         # Renamed into place only when complete: a half-built venv is never reused.
         shutil.rmtree(env_dir, ignore_errors=True)
         partial.rename(env_dir)
-        return installer
 
     def run_cell(
         self, prepared: PreparedEnvironment, launch: CellLaunch, writer: CellWriter

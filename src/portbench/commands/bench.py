@@ -56,6 +56,12 @@ def register(subparsers: Any) -> None:
     parser.add_argument(
         "--find-links", type=Path, help="a local wheelhouse for wheels no index serves"
     )
+    parser.add_argument(
+        "--image",
+        metavar="REF",
+        help="docker: run in this image (a tag, an id, or an archive of `images export`), "
+        "checked to hold the cell's lock, never rebuilt",
+    )
     parser.set_defaults(func=_bench)
 
 
@@ -128,7 +134,7 @@ def _bench(args: argparse.Namespace) -> int:
         run_dir=args.run_dir,
         resume=args.resume,
         python=args.python,
-        build=BuildOptions(args.base, args.ca_bundle, args.find_links),
+        build=BuildOptions(args.base, args.ca_bundle, args.find_links, args.image),
     )
     result = run_cell(request, console)
     console.print(summary_table(f"{args.framework}/{args.accelerator}/{args.profile}", result))

@@ -1,8 +1,12 @@
-"""Building a cell's image from its Dockerfile and lock, reused by content hash.
+"""Building a cell's image from its Dockerfile and lock, reused by what defines its content.
 
-The tag is a hash of the Dockerfile, the lock and the base image's id, so an unchanged
-image is found with one lookup and never rebuilt. Docker SDK errors are mapped to
-portbench errors here and in the docker backend only.
+An image's identity travels between machines: its tag hashes the Dockerfile, the lock and
+the base image's *name* (and, for a registry base, its digest), never the local base's id,
+which differs per machine for a debootstrap base. The base id is recorded in a label
+instead. Because two machines' bases can share a name, an image found by its tag is used
+only after its labels (content key and lock hash) are checked; an image whose labels
+disagree is refused, never silently used. Docker SDK errors are mapped to portbench errors
+here and in the docker backend only.
 """
 
 from __future__ import annotations
@@ -16,12 +20,13 @@ import subprocess
 import tarfile
 import time
 from collections.abc import Callable
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
 from ..errors import BackendUnavailable, EnvironmentBuildError
 from ..paths import images_dir
+from .install import install_parts
 from .locks import Lock, load_lock, lock_path
 from .profiles import Profile, get_profile
 
@@ -59,9 +64,22 @@ class BuiltImage:
     id: str
     tag: str
     built: bool
-    """False when an image with this content hash already existed."""
+    """False when an image with this content key already existed."""
     seconds: float
     size_bytes: int
+    labels: dict[str, str] = field(default_factory=dict)
+
+    def record(self, lock_verified: bool) -> dict[str, Any]:
+        """What a plan and env.json say of the image: enough to find and check it again."""
+        return {
+            "id": self.id,
+            "tag": self.tag,
+            "lock_verified": lock_verified,
+            "lock_sha256": self.labels.get(f"{LABEL}.lock-sha256"),
+            "content": self.labels.get(f"{LABEL}.content"),
+            "base": self.labels.get(f"{LABEL}.base"),
+            "base_id": self.labels.get(f"{LABEL}.base-id"),
+        }
 
 
 def docker_client() -> Any:
@@ -127,55 +145,113 @@ def image_spec(
     )
 
 
-def _base_id(client: Any, base: str) -> str | None:
+@dataclass(frozen=True)
+class BaseImage:
+    """The base an image is built on: its name, its local id, its registry digest if any."""
+
+    name: str
+    id: str
+    digest: str | None
+    """``name@sha256:...`` for a base pulled from a registry; None for a local debootstrap one."""
+
+
+def _base(client: Any, name: str) -> BaseImage | None:
     from docker.errors import ImageNotFound
 
     try:
-        return str(client.images.get(base).id)
+        image = client.images.get(name)
     except ImageNotFound:
         return None
+    digests = image.attrs.get("RepoDigests") or []
+    return BaseImage(name, str(image.id), str(digests[0]) if digests else None)
 
 
-def resolve_base(client: Any, spec: ImageSpec, note: Callable[[str], None]) -> tuple[str, str]:
-    """(base name, base id): the requested base, pulled if absent, else the local debootstrap one."""
+def resolve_base(client: Any, spec: ImageSpec, note: Callable[[str], None]) -> BaseImage:
+    """The requested base, pulled if absent, else the local debootstrap one."""
     from docker.errors import APIError, ImageNotFound
 
-    base_id = _base_id(client, spec.base)
-    if base_id is not None:
-        return spec.base, base_id
+    found = _base(client, spec.base)
+    if found is not None:
+        return found
     try:
         client.images.pull(spec.base)
-        return spec.base, str(client.images.get(spec.base).id)
     except (APIError, ImageNotFound):
         pass
-    local_id = _base_id(client, spec.profile.local_base)
-    if local_id is not None:
+    found = _base(client, spec.base)
+    if found is not None:
+        return found
+    local = _base(client, spec.profile.local_base)
+    if local is not None:
         note(
             f"base image {spec.base} is not here and no registry answers; using {spec.profile.local_base}"
         )
-        return spec.profile.local_base, local_id
+        return local
     raise EnvironmentBuildError(
         f"base image {spec.base} is not here and cannot be pulled; run `nox -s base_images` "
         f"(makes {spec.profile.local_base} with debootstrap) or pass --base IMAGE"
     )
 
 
-def content_tag(spec: ImageSpec, base_id: str) -> str:
+def content_key(spec: ImageSpec, base: BaseImage) -> str:
+    """What defines an image's content, on any machine: Dockerfile, lock, base name, digest.
+
+    The local base id is left out on purpose: a debootstrap base gets a new id on every
+    machine, and hashing it would make an exported image unusable anywhere else.
+    """
     digest = hashlib.sha256()
-    digest.update(spec.dockerfile.read_bytes())
-    digest.update(spec.lock.path.read_bytes())
-    digest.update(base_id.encode())
-    return f"{spec.repository}:{spec.profile.name}-{digest.hexdigest()[:12]}"
+    for part in (spec.dockerfile.read_bytes(), spec.lock.path.read_bytes()):
+        digest.update(hashlib.sha256(part).digest())
+    digest.update(f"{base.name}\n{base.digest or ''}".encode())
+    return digest.hexdigest()
 
 
-def _context(spec: ImageSpec, base: str) -> bytes:
+def content_tag(spec: ImageSpec, key: str) -> str:
+    return f"{spec.repository}:{spec.profile.name}-{key[:12]}"
+
+
+def check_labels(
+    labels: dict[str, str], ref: str, *, lock_sha256: str, content: str | None = None
+) -> None:
+    """Refuse an image whose labels do not say it holds this lock (and this content key)."""
+    have_lock = labels.get(f"{LABEL}.lock-sha256")
+    if have_lock != lock_sha256:
+        raise EnvironmentBuildError(
+            f"image {ref} was not built from this cell's lock (its label says lock "
+            f"{(have_lock or 'none')[:12]}, the lock is {lock_sha256[:12]}); pass the image of "
+            "this profile's lock, or remove that image (docker rmi) and let portbench build it"
+        )
+    if content is not None and labels.get(f"{LABEL}.content") != content:
+        raise EnvironmentBuildError(
+            f"image {ref} carries this cell's tag but another content key "
+            f"({(labels.get(f'{LABEL}.content') or 'none')[:12]}, expected {content[:12]}); it "
+            "was retagged or built from another Dockerfile or base: remove it (docker rmi) and run again"
+        )
+
+
+def image_labels(image: Any) -> dict[str, str]:
+    config = image.attrs.get("Config") or {}
+    return {str(k): str(v) for k, v in (config.get("Labels") or {}).items()}
+
+
+def build_context(spec: ImageSpec, base: str) -> bytes:
     """A tar build context: the Dockerfile, the lock, the CA bundle, the wheelhouse."""
     pip_args = ["--require-hashes"] if spec.lock.fully_hashed else []
+    dockerfile = spec.dockerfile.read_bytes()
+    if spec.lock.indexes and b"/etc/portbench/requirements/" not in dockerfile:
+        # A Dockerfile that installs lock.txt in one step would fetch these from PyPI.
+        raise EnvironmentBuildError(
+            f"{spec.lock.path.name} names an index for {', '.join(sorted(spec.lock.indexes))}, "
+            f"but {spec.dockerfile.name} does not install /etc/portbench/requirements/ step by "
+            "step; install those files as torch-cpu.Dockerfile does"
+        )
     files: dict[str, bytes] = {
-        "Dockerfile": spec.dockerfile.read_bytes(),
+        "Dockerfile": dockerfile,
         "context/lock.txt": spec.lock.path.read_bytes(),
         "context/ca-bundle.crt": spec.ca_bundle.read_bytes() if spec.ca_bundle else b"",
     }
+    # The lock as install steps: each index's packages from that index only, then PyPI.
+    for part in install_parts(spec.lock):
+        files[f"context/requirements/{part.name}.txt"] = part.requirements.encode()
     if spec.find_links is not None:
         for wheel in sorted(spec.find_links.glob("*")):
             if wheel.is_file():
@@ -237,24 +313,41 @@ def _build_failure(spec: ImageSpec, log_lines: list[str]) -> EnvironmentBuildErr
 
 
 def ensure_image(spec: ImageSpec, note: Callable[[str], None], client: Any = None) -> BuiltImage:
-    """Reuse the image with this content hash, or build it.
+    """Reuse the image with this content key (its labels checked), or build it.
 
-    Notes (a fallback base, an unverified lock) go to ``note``; a failed build raises
+    Notes (a fallback base, an unverified lock, an image made on another machine's base) go
+    to ``note``; a failed build removes the untagged images it made and raises
     :class:`EnvironmentBuildError` holding the build log's last lines, which the CLI shows.
     """
     from docker.errors import APIError, BuildError, ImageNotFound
 
     client = client or docker_client()
     started = time.monotonic()
-    base, base_id = resolve_base(client, spec, note)
-    tag = content_tag(spec, base_id)
+    base = resolve_base(client, spec, note)
+    key = content_key(spec, base)
+    tag = content_tag(spec, key)
     try:
         image = client.images.get(tag)
-        return BuiltImage(
-            str(image.id), tag, False, time.monotonic() - started, int(image.attrs.get("Size", 0))
-        )
     except ImageNotFound:
-        pass
+        image = None
+    if image is not None:
+        labels = image_labels(image)
+        check_labels(labels, tag, lock_sha256=spec.lock.sha256, content=key)
+        if labels.get(f"{LABEL}.base-id") not in (None, base.id):
+            # Expected after `images import`: the same content, built on another machine's
+            # base of the same name. Recorded, not rebuilt (that is what export is for).
+            note(
+                f"{tag} was built on another {base.name} (id {labels[f'{LABEL}.base-id'][7:19]}, "
+                f"here {base.id[7:19]}); reused as imported"
+            )
+        return BuiltImage(
+            str(image.id),
+            tag,
+            False,
+            time.monotonic() - started,
+            int(image.attrs.get("Size", 0)),
+            labels,
+        )
     if not spec.lock.verified:
         note(
             f"{spec.lock.path.name} ({spec.profile.name}) is unverified: written from documented versions, not resolved here"
@@ -265,30 +358,69 @@ def ensure_image(spec: ImageSpec, note: Callable[[str], None], client: Any = Non
         f"{LABEL}.flavor": spec.flavor,
         f"{LABEL}.lock-sha256": spec.lock.sha256,
         f"{LABEL}.lock-verified": str(spec.lock.verified).lower(),
-        f"{LABEL}.base": base,
+        f"{LABEL}.content": key,
+        f"{LABEL}.base": base.name,
+        f"{LABEL}.base-id": base.id,
+        f"{LABEL}.base-digest": base.digest or "",
     }
+    before = _image_ids(client)
     try:
         # The SDK reads the whole build before it returns or raises; on failure its log is
         # the exception's build_log, whose last lines go into the error the user sees.
         image, _ = client.images.build(
-            fileobj=io.BytesIO(_context(spec, base)),
+            fileobj=io.BytesIO(build_context(spec, base.name)),
             custom_context=True,
             tag=tag,
-            buildargs={"BASE": base},
+            buildargs={"BASE": base.name},
             labels=labels,
             network_mode="host",
             rm=True,
             forcerm=True,
         )
     except BuildError as exc:
+        _remove_new_untagged(client, before)
         raise _build_failure(spec, _log_lines(exc.build_log)) from None
     except APIError as exc:
+        _remove_new_untagged(client, before)
         raise EnvironmentBuildError(
             f"the Docker engine refused the build of {tag}: {exc.explanation}"
         ) from None
     return BuiltImage(
-        str(image.id), tag, True, time.monotonic() - started, int(image.attrs.get("Size", 0))
+        str(image.id),
+        tag,
+        True,
+        time.monotonic() - started,
+        int(image.attrs.get("Size", 0)),
+        image_labels(image),
     )
+
+
+def _image_ids(client: Any) -> set[str]:
+    return {str(image.id) for image in client.images.list(all=True)}
+
+
+def _remove_new_untagged(client: Any, before: set[str]) -> int:
+    """Remove the untagged images (a failed build's intermediate layers) made since ``before``.
+
+    Only images that did not exist before this build and carry no tag: another build's or
+    the user's images are never touched. Children go before their parents.
+    """
+    from docker.errors import APIError, ImageNotFound
+
+    created = [
+        image
+        for image in client.images.list(all=True)
+        if str(image.id) not in before and not image.tags
+    ]
+    created.sort(key=lambda image: str(image.attrs.get("Created", "")), reverse=True)
+    removed = 0
+    for image in created:
+        try:
+            client.images.remove(str(image.id), noprune=False)
+            removed += 1
+        except (APIError, ImageNotFound):
+            continue  # in use by a container the engine still holds, or gone already
+    return removed
 
 
 def have_debootstrap() -> bool:

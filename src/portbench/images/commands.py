@@ -3,10 +3,7 @@
 from __future__ import annotations
 
 import argparse
-import hashlib
 import json
-import tarfile
-import time
 from pathlib import Path
 from typing import Any
 
@@ -16,6 +13,7 @@ from ..accelerators import get_accelerator
 from ..errors import UsageError
 from ..manifest import FRAMEWORKS
 from ..profiles import DEFAULT_PROFILE, PINNED_PROFILES
+from .archive import export_image, import_archive
 from .base import SUITES, make_base_image
 from .build import LABEL, docker_client, ensure_image, image_spec
 
@@ -109,60 +107,26 @@ def _base(args: argparse.Namespace) -> int:
 def _export(args: argparse.Namespace) -> int:
     console = Console()
     spec = _spec(args)
-    image = ensure_image(spec, console.print)
     client = docker_client()
-    args.out.parent.mkdir(parents=True, exist_ok=True)
-    image_tar = args.out.with_suffix(".image.tar")
-    with open(image_tar, "wb") as handle:
-        for chunk in client.images.get(image.tag).save(named=True):
-            handle.write(chunk)
-    manifest = {
-        "schema": 1,
-        "kind": "image-export",
-        "tag": image.tag,
-        "id": image.id,
-        "profile": spec.profile.name,
-        "framework": spec.framework,
-        "flavor": spec.flavor,
-        "lock": spec.lock.path.name,
-        "lock_sha256": spec.lock.sha256,
-        "image_sha256": hashlib.sha256(image_tar.read_bytes()).hexdigest(),
-        "exported_at": time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime()),
-    }
-    with tarfile.open(args.out, "w") as tar:
-        tar.add(image_tar, arcname="image.tar")
-        tar.add(spec.lock.path, arcname="lock.txt")
-        info = tarfile.TarInfo("export.json")
-        data = json.dumps(manifest, indent=2).encode()
-        info.size = len(data)
-        import io
-
-        tar.addfile(info, io.BytesIO(data))
-    image_tar.unlink()
-    console.print(f"{args.out}: {image.tag} with its lock ({args.out.stat().st_size / 1e6:.0f} MB)")
+    image = ensure_image(spec, console.print, client)
+    manifest = export_image(client, image, spec, args.out)
+    console.print(
+        f"{args.out}: {image.tag} ({image.id[:19]}) with its lock, "
+        f"{args.out.stat().st_size / 1e6:.0f} MB; image sha256 {manifest['image_sha256'][:12]}"
+    )
     return 0
 
 
 def _import(args: argparse.Namespace) -> int:
-    import io
-
     console = Console()
-    client = docker_client()
-    try:
-        with tarfile.open(args.archive) as tar:
-            manifest = json.load(tar.extractfile("export.json"))  # type: ignore[arg-type]
-            image_bytes = tar.extractfile("image.tar").read()  # type: ignore[union-attr]
-    except (OSError, KeyError, tarfile.TarError, ValueError) as exc:
-        raise UsageError(
-            f"{args.archive} is not an archive made by `portbench images export` ({exc})"
-        ) from None
-    if hashlib.sha256(image_bytes).hexdigest() != manifest["image_sha256"]:
-        raise UsageError(
-            f"{args.archive}: the image does not match its recorded hash; the archive is damaged"
-        )
-    client.images.load(io.BytesIO(image_bytes))
+    imported = import_archive(
+        docker_client(), args.archive, lambda line: console.print(line, style="dim", markup=False)
+    )
+    manifest = imported.manifest
+    verb = "loaded" if imported.loaded else "already here:"
     console.print(
-        f"loaded {manifest['tag']} (profile {manifest['profile']}, lock {manifest['lock_sha256'][:12]})"
+        f"{verb} {imported.tag} ({imported.id[:19]}; profile {manifest['profile']}, lock "
+        f"{manifest['lock_sha256'][:12]}, built on {manifest.get('base') or 'unknown base'})"
     )
     return 0
 

@@ -18,6 +18,8 @@ from .locks import lock_path
 
 __all__ = ["LOCK_INPUTS", "LockInput", "write_lock"]
 
+#: PyTorch's own index of CPU builds: the only one serving ``torch==X+cpu``.
+PYTORCH_CPU_INDEX = "https://download.pytorch.org/whl/cpu"
 # NumPy of the study's era: TensorFlow 2.11 fails at import with NumPy 2.
 PAPER_NUMPY = "numpy==1.23.5"
 # The glibc of each profile's base (bullseye 2.31, bookworm 2.36): wheels must run there.
@@ -32,6 +34,8 @@ class LockInput:
     """False: no index reachable from here resolves it; written from documented pins."""
     source: str
     find_links: str | None = None
+    indexes: tuple[tuple[str, str], ...] = ()
+    """(package, index URL): packages that only that index serves (``# index:`` lines)."""
 
 
 def _inputs() -> dict[tuple[str, str, str], LockInput]:
@@ -150,6 +154,7 @@ def _inputs() -> dict[tuple[str, str, str], LockInput]:
         True,
         "uv pip compile against PyPI + the CPU wheel of PyTorch's cpu index (here: /opt/wheels)",
         find_links="/opt/wheels",
+        indexes=(("torch", PYTORCH_CPU_INDEX),),
     )
     table[("current", "torch", "cuda")] = LockInput(
         ("torch==2.13.0", "numpy"), "3.11", True, pypi + " (CUDA build with its nvidia packages)"
@@ -186,6 +191,7 @@ def _header(profile: str, framework: str, flavor: str, spec: LockInput) -> str:
     ]
     if not spec.verified:
         lines.append("# unverified: not resolved from here; builds say so")
+    lines += [f"# index: {package} {url}" for package, url in spec.indexes]
     return "\n".join(lines) + "\n"
 
 

@@ -5,6 +5,9 @@ A lock is a pip requirements file whose first lines are::
     # portbench-lock: profile=paper framework=torch flavor=cpu python=3.9 verified=true
     # source: how it was resolved
 
+A lock may name the index that serves some of its packages (``# index: torch URL``, one
+line per package): builds install those from that index only (``images/install.py``).
+
 ``verified=false`` marks a lock written from an index's documented versions that could
 not be resolved from here (TPU wheels, paper-era CUDA wheels); builds say so.
 """
@@ -13,7 +16,7 @@ from __future__ import annotations
 
 import hashlib
 import re
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 
 from ..errors import UsageError
@@ -22,6 +25,7 @@ from ..paths import images_dir
 __all__ = ["LOCK_HEADER", "Lock", "load_lock", "lock_path"]
 
 LOCK_HEADER = re.compile(r"^# portbench-lock:(?P<fields>( [a-z_]+=[^\s]+)+)\s*$")
+_INDEX = re.compile(r"^# index: (?P<name>[A-Za-z0-9_.\-]+) (?P<url>https?://\S+)\s*$")
 _PIN = re.compile(r"^(?P<name>[A-Za-z0-9_.\-]+)(\[[^\]]*\])?==(?P<version>[^\s;\\]+)")
 
 
@@ -39,6 +43,8 @@ class Lock:
     fully_hashed: bool
     """Every pin carries --hash: pip installs with --require-hashes."""
     sha256: str
+    indexes: dict[str, str] = field(default_factory=dict)
+    """Package name (lowercase) -> the index that alone serves it (``# index:`` lines)."""
 
 
 def lock_path(profile: str, framework: str, flavor: str) -> Path:
@@ -67,6 +73,11 @@ def load_lock(path: Path) -> Lock:
     source = next(
         (ln[len("# source:") :].strip() for ln in lines if ln.startswith("# source:")), ""
     )
+    indexes = {
+        m.group("name").lower().replace("_", "-"): m.group("url")
+        for m in map(_INDEX.match, lines)
+        if m
+    }
     pins: dict[str, str] = {}
     hashed: dict[str, bool] = {}
     current = None
@@ -82,6 +93,11 @@ def load_lock(path: Path) -> Lock:
             hashed[current] = True
     if not pins:
         raise UsageError(f"{path}: the lock pins no package")
+    unpinned = sorted(set(indexes) - set(pins))
+    if unpinned:
+        raise UsageError(
+            f"{path}: '# index:' names {', '.join(unpinned)}, which the lock does not pin"
+        )
     return Lock(
         path=path,
         profile=fields["profile"],
@@ -93,4 +109,5 @@ def load_lock(path: Path) -> Lock:
         pins=pins,
         fully_hashed=all(hashed.values()),
         sha256=hashlib.sha256(text.encode("utf-8")).hexdigest(),
+        indexes=indexes,
     )

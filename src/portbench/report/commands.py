@@ -34,7 +34,13 @@ def register(subparsers: Any) -> None:
         "runs",
         nargs="*",
         type=Path,
-        help="run or cell directories (default: everything under results/)",
+        help="run or cell directories (default: everything under results/ except "
+        "results/reference/)",
+    )
+    report.add_argument(
+        "--with-reference",
+        action="store_true",
+        help="also fold in the project's reference runs (results/reference/)",
     )
     report.add_argument(
         "--out", type=Path, default=None, help="output directory (default: report/)"
@@ -126,8 +132,9 @@ def build_report(
     full: bool = False,
     study: Path | None = None,
     with_study: bool = True,
+    with_reference: bool = False,
 ) -> list[Path]:
-    cells = load_runs(runs or None)
+    cells = load_runs(runs or None, with_reference)
     if not cells and not with_study:
         raise ResultsError(
             'no cells found; run `nox -s "bench(jax, cpu)"` first or pass run directories'
@@ -165,6 +172,7 @@ def _report(args: argparse.Namespace) -> int:
         args.full,
         args.study,
         not args.no_study,
+        args.with_reference,
     )
     return 0
 

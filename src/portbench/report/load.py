@@ -199,6 +199,19 @@ def load_cell(path: Path) -> Cell:
     )
 
 
-def load_runs(paths: list[Path] | None = None) -> list[Cell]:
-    """Every cell under ``paths`` (default: everything under results/)."""
-    return [load_cell(p) for p in find_cells(paths or [results_dir()])]
+#: Kept runs (results/reference/) are the project's, not the user's: left out by default.
+REFERENCE = "reference"
+
+
+def load_runs(paths: list[Path] | None = None, with_reference: bool = False) -> list[Cell]:
+    """Every cell under ``paths``; by default everything under results/ except the
+    project's reference runs (results/reference/), unless ``with_reference``."""
+    if paths:
+        return [load_cell(p) for p in find_cells(paths)]
+    root = results_dir()
+    if not root.exists():
+        return []
+    cells = find_cells([root])
+    if not with_reference:
+        cells = [p for p in cells if not p.is_relative_to(root / REFERENCE)]
+    return [load_cell(p) for p in cells]

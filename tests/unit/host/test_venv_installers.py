@@ -11,6 +11,7 @@ from pathlib import Path
 import pytest
 
 from portbench.backends.venv import VenvBackend
+from portbench.errors import EnvironmentBuildError
 from portbench.images.locks import load_lock
 
 
@@ -44,8 +45,7 @@ def test_a_lock_installs_with_either_installer(tmp_path: Path, installer: str) -
     )
     backend = VenvBackend(_wheelhouse(tmp_path), installer=installer)
     env_dir = tmp_path / "venv"
-    used = backend.build(env_dir, sys.executable, load_lock(lock_file), "current")
-    assert used == installer
+    backend.build(env_dir, sys.executable, load_lock(lock_file), "current", installer)
     out = subprocess.run(
         [str(env_dir / "bin" / "python"), "-c", "import tinypkg; print(tinypkg.VALUE)"],
         capture_output=True,
@@ -68,3 +68,34 @@ def test_auto_prefers_uv_and_an_unknown_installer_is_one_sentence(
         VenvBackend(installer="uv").chosen_installer()
     with pytest.raises(UsageError, match="unknown installer"):
         VenvBackend(installer="conda")
+
+
+def test_an_index_named_by_the_lock_is_used_for_its_packages_and_pip_falls_back(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A lock naming an index that does not answer: uv refuses, auto falls back to pip,
+    which warns and takes the wheel from the wheelhouse (as on a machine without the index)."""
+    if shutil.which("uv") is None:
+        pytest.skip("uv is not installed here")
+    monkeypatch.setenv("PIP_RETRIES", "0")
+    version = f"{sys.version_info.major}.{sys.version_info.minor}"
+    lock_file = tmp_path / "lock.txt"
+    # Port 9 on loopback: refused at once, no traffic leaves the machine.
+    lock_file.write_text(
+        f"# portbench-lock: profile=current framework=tiny flavor=cpu python={version} "
+        "verified=true\n# index: tinypkg http://127.0.0.1:9/simple\ntinypkg==1.0\n"
+    )
+    lock = load_lock(lock_file)
+    assert lock.indexes == {"tinypkg": "http://127.0.0.1:9/simple"}
+    backend = VenvBackend(_wheelhouse(tmp_path), installer="auto")
+    env_dir = tmp_path / "venv"
+    with pytest.raises(EnvironmentBuildError):
+        backend.build(env_dir, sys.executable, lock, "current", "uv")
+    assert backend.install(env_dir, sys.executable, lock, "current") == "pip"
+    out = subprocess.run(
+        [str(env_dir / "bin" / "python"), "-c", "import tinypkg; print(tinypkg.VALUE)"],
+        capture_output=True,
+        text=True,
+        check=True,
+    )
+    assert out.stdout.strip() == "42"

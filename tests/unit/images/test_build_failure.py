@@ -22,8 +22,11 @@ class _Images:
 
     def get(self, name: str) -> Any:
         if name == "fake/base:1":
-            return SimpleNamespace(id="sha256:" + "b" * 64)
+            return SimpleNamespace(id="sha256:" + "b" * 64, attrs={})
         raise docker_errors.ImageNotFound(name)
+
+    def list(self, **kwargs: Any) -> list[Any]:
+        return []
 
     def build(self, **kwargs: Any) -> Any:
         raise docker_errors.BuildError("The command returned a non-zero code: 1", self.build_log)
@@ -70,3 +73,45 @@ def test_a_known_cause_is_named_and_still_carries_the_log(tmp_path: Path) -> Non
         "ERROR: No matching distribution found for jax==9.9.9",
         "The command '/bin/sh -c pip install' returned a non-zero code: 1",
     ]
+
+
+def test_a_failed_build_removes_the_untagged_images_it_made_and_nothing_else(
+    tmp_path: Path,
+) -> None:
+    """The engine keeps a failed build's intermediate layers as untagged images; those go,
+    an untagged image that was there before and any tagged image stay."""
+
+    def image(image_id: str, tags: list[str], created: str) -> Any:
+        return SimpleNamespace(id=image_id, tags=tags, attrs={"Created": created})
+
+    class Images(_Images):
+        def __init__(self) -> None:
+            super().__init__(["Step 1/2", {"error": "boom"}])
+            self.present = [
+                image("sha256:old", [], "2026-01-01"),
+                image("sha256:user", ["u:1"], "2026-01-02"),
+            ]
+            self.removed: list[str] = []
+
+        def list(self, **kwargs: Any) -> list[Any]:
+            return list(self.present)
+
+        def build(self, **kwargs: Any) -> Any:
+            self.present += [
+                image("sha256:layer1", [], "2026-02-01T00:00:01"),
+                image("sha256:layer2", [], "2026-02-01T00:00:02"),
+                image("sha256:other-build", ["other:1"], "2026-02-01T00:00:03"),
+            ]
+            return super().build(**kwargs)
+
+        def remove(self, image_id: str, **kwargs: Any) -> None:
+            self.removed.append(image_id)
+
+    images = Images()
+    bundle = tmp_path / "ca.crt"
+    bundle.write_text("")
+    spec = image_spec("jax", "cpu", "current", base="fake/base:1", ca_bundle=bundle)
+    with pytest.raises(EnvironmentBuildError):
+        ensure_image(spec, lambda line: None, client=SimpleNamespace(images=images))
+    # Newest first: a child layer goes before its parent.
+    assert images.removed == ["sha256:layer2", "sha256:layer1"]

@@ -1,0 +1,295 @@
+"""Two runs of a cell, case by case: what changed, what got slower, what broke.
+
+A side is a cell directory or a run directory (its cells). Cells pair on their id, then
+(for two profiles, or two accelerators, of one framework) on framework and accelerator,
+then on framework alone. Cases pair on case id, case-file hash, seed and the plan's
+timing settings: a case that matches on id but not on the rest is counted as unpaired,
+with the reason, never compared and never dropped silently. Every other difference
+between the two plans (accelerator, profile, backend, image, versions, host) is listed.
+Everything is read through the typed results layer.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from ..errors import UsageError
+from ..outcomes import function_outcomes
+from ..plan import read_plan
+from ..results import CaseRecord, Outcome, read_document, read_results
+from .stats import MIN_SAMPLES, RatioEstimate, ratio_from_samples, ratio_from_summaries
+
+__all__ = [
+    "CaseComparison",
+    "CellComparison",
+    "CellSide",
+    "Thresholds",
+    "compare_cells",
+    "load_side",
+    "pair_cells",
+]
+
+#: env.json's schema this reader knows.
+ENV_SCHEMA = 1
+
+
+@dataclass(frozen=True)
+class Thresholds:
+    slower: float = 0.10
+    """A case is a regression when B's median is this much above A's (and significant)."""
+    alpha: float = 0.05
+
+
+@dataclass(frozen=True)
+class CellSide:
+    path: Path
+    plan: dict[str, Any]
+    env: dict[str, Any]
+    records: dict[str, CaseRecord]
+    unreadable_lines: int
+
+    @property
+    def cell_id(self) -> str:
+        return str(self.plan["cell"])
+
+    @property
+    def framework(self) -> str:
+        return str(self.plan["framework"])
+
+    @property
+    def accelerator(self) -> str:
+        return str(self.plan["accelerator"].get("id", "?"))
+
+
+@dataclass(frozen=True)
+class CaseComparison:
+    case: str
+    function: str
+    outcome_a: str
+    outcome_b: str
+    change: str
+    """``same``, ``broke`` (pass -> fail/error), ``fixed`` (fail/error -> pass), ``changed``."""
+    median_a_ms: float | None = None
+    median_b_ms: float | None = None
+    estimate: RatioEstimate | None = None
+    verdict: str = "none"
+    """``slower``, ``faster``, ``same`` (within the threshold or not significant), ``none``."""
+
+
+@dataclass
+class CellComparison:
+    a: CellSide
+    b: CellSide
+    differences: list[tuple[str, str, str]] = field(default_factory=list)
+    cases: list[CaseComparison] = field(default_factory=list)
+    unpaired: dict[str, int] = field(default_factory=dict)
+    """Why cases could not be paired -> how many (only in A, only in B, hash, seed...)."""
+    functions: list[tuple[str, str, str]] = field(default_factory=list)
+    """(function, verdict in A, verdict in B) for every function whose verdict changed."""
+
+    def count(self, verdict: str) -> int:
+        return sum(1 for c in self.cases if c.verdict == verdict)
+
+    def changes(self, change: str) -> list[CaseComparison]:
+        return [c for c in self.cases if c.change == change]
+
+
+def _cell_dirs(path: Path) -> list[Path]:
+    if not path.is_dir():
+        raise UsageError(f"{path} is not a directory; pass a run directory or a cell directory")
+    if (path / "plan.json").is_file():
+        return [path]
+    cells = sorted(p.parent for p in path.glob("*/plan.json") if not p.parent.is_symlink())
+    if not cells:
+        raise UsageError(f"{path} holds no cell (no plan.json in it or its subdirectories)")
+    return cells
+
+
+def load_side(path: Path) -> list[CellSide]:
+    """The cells of a run or cell directory, read through the results layer."""
+    sides = []
+    for cell_dir in _cell_dirs(path):
+        plan = read_plan(cell_dir / "plan.json")
+        env = read_document(cell_dir / "env.json", "env", schema_max=ENV_SCHEMA) or {}
+        read = read_results(cell_dir / "results.jsonl")
+        records = {r.case: r for r in read.records}
+        sides.append(CellSide(cell_dir, plan, env, records, read.skipped))
+    return sides
+
+
+def pair_cells(
+    a: list[CellSide], b: list[CellSide]
+) -> tuple[list[tuple[CellSide, CellSide]], list[CellSide], list[CellSide]]:
+    """Pairs by cell id, then framework and accelerator, then framework; the leftovers."""
+    pairs: list[tuple[CellSide, CellSide]] = []
+    left, right = list(a), list(b)
+    keys = (
+        lambda s: s.cell_id,
+        lambda s: (s.framework, s.accelerator),
+        lambda s: s.framework,
+    )
+    for key in keys:
+        for side in list(left):
+            matches = [other for other in right if key(other) == key(side)]
+            same_key_left = [s for s in left if key(s) == key(side)]
+            if len(matches) == 1 and len(same_key_left) == 1:
+                pairs.append((side, matches[0]))
+                left.remove(side)
+                right.remove(matches[0])
+    return pairs, left, right
+
+
+def _packages(env: dict[str, Any]) -> dict[str, str]:
+    packages = env.get("packages")
+    return {str(k): str(v) for k, v in packages.items()} if isinstance(packages, dict) else {}
+
+
+def _host(env: dict[str, Any]) -> str:
+    host = env.get("host")
+    return str(host.get("hostname", "")) if isinstance(host, dict) else ""
+
+
+def plan_differences(a: CellSide, b: CellSide) -> list[tuple[str, str, str]]:
+    """(what, in A, in B) for every property of the two cells that differs."""
+
+    def image(side: CellSide) -> str:
+        record = side.plan.get("image") or {}
+        return str(record.get("id") or "")[:19] if isinstance(record, dict) else ""
+
+    def accelerator(side: CellSide) -> str:
+        device = side.env.get("device")
+        name = device.get("device_name") if isinstance(device, dict) else None
+        return f"{side.accelerator}" + (f" ({name})" if name else "")
+
+    def python(side: CellSide) -> str:
+        info = side.env.get("python")
+        return str(info.get("version", "")) if isinstance(info, dict) else ""
+
+    facts: dict[str, Callable[[CellSide], str]] = {
+        "cell": lambda s: s.cell_id,
+        "accelerator": accelerator,
+        "profile": lambda s: str(s.plan.get("profile")),
+        "backend": lambda s: str(s.plan.get("backend")),
+        "image": image,
+        "framework version": lambda s: str(s.env.get("framework_version") or ""),
+        "python": python,
+        "host": lambda s: _host(s.env),
+        "seed": lambda s: str(s.plan.get("seed")),
+        "timing": lambda s: json.dumps(s.plan.get("timing") or {}, sort_keys=True),
+        "portbench": lambda s: str(s.plan.get("portbench_version") or ""),
+    }
+    out = []
+    for what, get in facts.items():
+        left, right = get(a), get(b)
+        if left != right:
+            out.append((what, left, right))
+    packages_a, packages_b = _packages(a.env), _packages(b.env)
+    for name in sorted(set(packages_a) | set(packages_b)):
+        left, right = packages_a.get(name, "-"), packages_b.get(name, "-")
+        if left != right:
+            out.append((f"package {name}", left, right))
+    return out
+
+
+def _case_keys(side: CellSide) -> dict[str, tuple[Any, ...]]:
+    """case id -> (case-file hash, seed) as the plan compiled them."""
+    keys = {}
+    for function in side.plan["functions"]:
+        for case in function["cases"]:
+            keys[case["id"]] = (function.get("case_file_sha256"), case.get("seed"))
+    return keys
+
+
+def _change(a: Outcome, b: Outcome) -> str:
+    if a == b:
+        return "same"
+    bad = (Outcome.FAIL, Outcome.ERROR)
+    if a == Outcome.PASS and b in bad:
+        return "broke"
+    if a in bad and b == Outcome.PASS:
+        return "fixed"
+    return "changed"
+
+
+def _estimate(a: CaseRecord, b: CaseRecord, thresholds: Thresholds) -> RatioEstimate | None:
+    warm_a = a.timing.warm if a.timing else None
+    warm_b = b.timing.warm if b.timing else None
+    if warm_a is None or warm_b is None or warm_a.median_ms <= 0:
+        return None
+    if len(warm_a.samples_ms) >= MIN_SAMPLES and len(warm_b.samples_ms) >= MIN_SAMPLES:
+        return ratio_from_samples(warm_a.samples_ms, warm_b.samples_ms, thresholds.alpha)
+    return ratio_from_summaries(
+        warm_a.median_ms, warm_a.q1_ms, warm_a.q3_ms, warm_b.median_ms, warm_b.q1_ms, warm_b.q3_ms
+    )
+
+
+def _verdict(estimate: RatioEstimate | None, thresholds: Thresholds) -> str:
+    if estimate is None:
+        return "none"
+    if estimate.significant and estimate.ratio > 1.0 + thresholds.slower:
+        return "slower"
+    if estimate.significant and estimate.ratio < 1.0 / (1.0 + thresholds.slower):
+        return "faster"
+    return "same"
+
+
+def compare_cells(a: CellSide, b: CellSide, thresholds: Thresholds) -> CellComparison:
+    result = CellComparison(a, b, plan_differences(a, b))
+    keys_a, keys_b = _case_keys(a), _case_keys(b)
+    timing_differs = (a.plan.get("timing") or {}) != (b.plan.get("timing") or {})
+    unpaired: dict[str, int] = {}
+
+    def skip(why: str) -> None:
+        unpaired[why] = unpaired.get(why, 0) + 1
+
+    for case_id in sorted(set(keys_a) | set(keys_b)):
+        if case_id not in keys_b:
+            skip("only in A's plan")
+            continue
+        if case_id not in keys_a:
+            skip("only in B's plan")
+            continue
+        (hash_a, seed_a), (hash_b, seed_b) = keys_a[case_id], keys_b[case_id]
+        if hash_a != hash_b:
+            skip("case file differs")
+            continue
+        if seed_a != seed_b:
+            skip("seed differs")
+            continue
+        if timing_differs:
+            skip("timing settings differ")
+            continue
+        record_a, record_b = a.records.get(case_id), b.records.get(case_id)
+        if record_a is None or record_b is None:
+            skip("not recorded in " + ("A" if record_a is None else "B"))
+            continue
+        both_pass = record_a.outcome == Outcome.PASS == record_b.outcome
+        estimate = _estimate(record_a, record_b, thresholds) if both_pass else None
+        result.cases.append(
+            CaseComparison(
+                case_id,
+                record_a.function,
+                record_a.outcome.value,
+                record_b.outcome.value,
+                _change(record_a.outcome, record_b.outcome),
+                record_a.timing.warm.median_ms
+                if estimate and record_a.timing and record_a.timing.warm
+                else None,
+                record_b.timing.warm.median_ms
+                if estimate and record_b.timing and record_b.timing.warm
+                else None,
+                estimate,
+                _verdict(estimate, thresholds),
+            )
+        )
+    result.unpaired = unpaired
+    verdicts_a = function_outcomes(a.plan, list(a.records.values()))
+    verdicts_b = function_outcomes(b.plan, list(b.records.values()))
+    for key in sorted(set(verdicts_a) & set(verdicts_b), key=lambda k: (k[0], k[1] or "")):
+        if verdicts_a[key] != verdicts_b[key]:
+            result.functions.append((key[0], verdicts_a[key], verdicts_b[key]))
+    return result

@@ -1,0 +1,162 @@
+"""compare: pairing, the rank test, regressions beyond a threshold, the CI gate."""
+
+from __future__ import annotations
+
+import json
+import random
+import statistics
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from portbench.cli import main
+from portbench.compare import Thresholds, compare_cells, load_side, pair_cells
+from portbench.compare.stats import mann_whitney_p, ratio_from_samples
+from portbench.plan import PlanOptions, plan_from_case_files, write_plan
+from tests.unit.results.records import case_record
+
+CASES = """
+from portbench_runner.api import case
+
+@case("fast")
+def fast(ctx):
+    return 1
+
+@case("slow")
+def slow(ctx):
+    return 2
+
+@case("steady")
+def steady(ctx):
+    return 3
+"""
+
+
+def _warm(samples: list[float]) -> dict[str, Any]:
+    q1, _, q3 = statistics.quantiles(samples, n=4, method="inclusive")
+    return {
+        "median_ms": statistics.median(samples),
+        "q1_ms": q1,
+        "q3_ms": q3,
+        "iqr_ms": q3 - q1,
+        "min_ms": min(samples),
+        "mean_ms": statistics.fmean(samples),
+        "samples": len(samples),
+        "calls_per_sample": 1,
+        "noisy": False,
+        "ci95_rel": 0.01,
+        "stopped_by": "converged",
+        "samples_ms": samples,
+    }
+
+
+def _noisy(median: float, seed: int, n: int = 60) -> list[float]:
+    """Timings around ``median`` with a 3% spread, as a quiet machine gives."""
+    rng = random.Random(seed)
+    return [median * (1 + rng.gauss(0, 0.03)) for _ in range(n)]
+
+
+def _cell(
+    root: Path,
+    name: str,
+    medians: dict[str, float],
+    outcomes: dict[str, str] | None = None,
+    seed: int = 0,
+    timing: dict[str, float] | None = None,
+    summaries_only: bool = False,
+) -> Path:
+    work = root / f"{name}-work"
+    plan = plan_from_case_files(work, {"ops": CASES}, options=PlanOptions(timing=timing or {}))
+    cell_dir = root / name / "python-cpu-host"
+    cell_dir.mkdir(parents=True)
+    write_plan(plan, cell_dir / "plan.json")
+    lines = []
+    for index, (case_name, median) in enumerate(medians.items()):
+        warm = _warm(_noisy(median, seed * 100 + index))
+        if summaries_only:
+            warm["samples_ms"] = []
+            warm["ci95_rel"] = None
+            warm["stopped_by"] = None
+        outcome = (outcomes or {}).get(case_name, "pass")
+        fields: dict[str, Any] = {"outcome": outcome}
+        if outcome == "pass":
+            fields["timing"] = {"cold_ms": 5.0, "warm": warm}
+        else:
+            fields.update(stage="call", category="other", reason="boom", timing=None)
+        lines.append(json.dumps(case_record(plan, case_name, **fields)))
+    (cell_dir / "results.jsonl").write_text("\n".join(lines) + "\n")
+    return cell_dir
+
+
+def test_mann_whitney_matches_the_textbook_normal_approximation() -> None:
+    # U = 0 for three against three: z = (4.5 - 0.5) / sqrt(5.25), p = erfc(z / sqrt 2).
+    assert mann_whitney_p([1, 2, 3], [4, 5, 6]) == pytest.approx(0.0809, abs=1e-4)
+    assert mann_whitney_p([1, 2, 3], [1, 2, 3]) == pytest.approx(1.0)
+    assert mann_whitney_p([5, 5, 5], [5, 5, 5]) == 1.0
+
+
+def test_a_twenty_percent_slowdown_is_flagged_and_a_one_percent_one_is_not() -> None:
+    base = _noisy(1.0, 1)
+    slower = ratio_from_samples(base, _noisy(1.2, 2))
+    assert slower.significant and slower.ratio == pytest.approx(1.2, rel=0.03)
+    assert slower.low is not None and slower.high is not None
+    assert slower.low < slower.ratio < slower.high
+    tiny = ratio_from_samples(base, _noisy(1.01, 3))
+    assert tiny.ratio == pytest.approx(1.01, rel=0.03)
+
+
+def test_cells_compare_case_by_case_with_verdicts_and_outcome_changes(tmp_path: Path) -> None:
+    a = _cell(tmp_path, "a", {"fast": 1.0, "slow": 1.0, "steady": 1.0})
+    b = _cell(tmp_path, "b", {"fast": 1.0, "slow": 1.2, "steady": 1.01}, {"fast": "fail"}, seed=1)
+    pairs, lone_a, lone_b = pair_cells(load_side(a.parent), load_side(b.parent))
+    assert len(pairs) == 1 and not lone_a and not lone_b
+    result = compare_cells(*pairs[0], Thresholds())
+    by_case = {c.case.split("::")[1]: c for c in result.cases}
+    assert by_case["slow"].verdict == "slower"
+    assert by_case["steady"].verdict == "same"
+    assert by_case["fast"].change == "broke" and by_case["fast"].verdict == "none"
+    assert result.functions == [("demo.ops", "pass", "partial")]
+    assert not result.unpaired
+
+
+def test_cases_pair_only_on_the_same_seed_and_timing_and_the_rest_is_counted(
+    tmp_path: Path,
+) -> None:
+    a = _cell(tmp_path, "a", {"fast": 1.0, "slow": 1.0, "steady": 1.0})
+    b = _cell(tmp_path, "b", {"fast": 1.0, "slow": 1.0}, timing={"mode": "fixed"})  # type: ignore[dict-item]
+    result = compare_cells(load_side(a)[0], load_side(b)[0], Thresholds())
+    assert result.cases == []
+    assert result.unpaired == {"timing settings differ": 3}
+    assert ("timing", "{}", '{"mode": "fixed"}') in result.differences
+    c = _cell(tmp_path, "c", {"fast": 1.0, "slow": 1.0})
+    result = compare_cells(load_side(a)[0], load_side(c)[0], Thresholds())
+    assert len(result.cases) == 2 and result.unpaired == {"not recorded in B": 1}
+
+
+def test_runs_without_samples_are_compared_on_summaries_and_say_so(tmp_path: Path) -> None:
+    a = _cell(tmp_path, "a", {"fast": 1.0, "slow": 1.0, "steady": 1.0}, summaries_only=True)
+    b = _cell(tmp_path, "b", {"fast": 1.0, "slow": 1.5, "steady": 1.0}, seed=1, summaries_only=True)
+    result = compare_cells(load_side(a)[0], load_side(b)[0], Thresholds())
+    slow = next(c for c in result.cases if c.case.endswith("::slow"))
+    assert slow.estimate is not None and slow.estimate.method == "summary"
+    assert slow.estimate.p_value is None and slow.verdict == "slower"
+
+
+def test_the_command_writes_files_and_gates_on_regressions(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    a = _cell(tmp_path, "a", {"fast": 1.0, "slow": 1.0, "steady": 1.0})
+    b = _cell(tmp_path, "b", {"fast": 1.0, "slow": 1.2, "steady": 1.01}, seed=1)
+    out = tmp_path / "cmp.json"
+    assert main(["compare", str(a.parent), str(b.parent), "--json", str(out)]) == 0
+    document = json.loads(out.read_text())
+    assert document["cells"][0]["summary"]["slower"] == 1
+    assert main(["compare", str(a), str(b), "--fail-on", "slower"]) == 1
+    assert main(["compare", str(a), str(b), "--fail-on", "broke"]) == 0
+    # A looser threshold lets a 20% slowdown pass the gate.
+    assert main(["compare", str(a), str(b), "--fail-on", "any", "--threshold", "0.5"]) == 0
+    capsys.readouterr()
+    assert main(["compare", str(a), str(tmp_path / "missing")]) == 2
+    err = capsys.readouterr().err
+    assert "not a directory" in err and "Traceback" not in err
