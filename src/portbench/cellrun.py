@@ -117,7 +117,10 @@ def _cell_dir(request: BenchRequest, cell: CellSpec) -> tuple[Path, bool]:
     if request.resume is not None:
         base = request.resume
         if not base.is_dir():
-            raise UsageError(f"{base} does not exist; pass a run directory that bench created")
+            raise UsageError(
+                f"{base} does not exist or is no directory; pass the run directory that bench "
+                "created (results/<run-id>)"
+            )
         candidate = base if (base / "plan.json").exists() else base / cell.dir_name
         if not (candidate / "plan.json").exists():
             raise UsageError(
