@@ -29,6 +29,7 @@ from .plan import CellSpec, PlanOptions, compile_plan, plan_case_count, read_pla
 from .profiles import check_profile
 from .results import read_results
 from .session import run_session
+from .writable import make_dir, require_writable
 
 __all__ = [
     "BenchRequest",
@@ -116,6 +117,11 @@ def choose_backend(
 def _cell_dir(request: BenchRequest, cell: CellSpec) -> tuple[Path, bool]:
     if request.resume is not None:
         base = request.resume
+        if not base.is_dir():
+            raise UsageError(
+                f"{base} does not exist or is no directory; pass the run directory that bench "
+                "created (results/<run-id>)"
+            )
         candidate = base if (base / "plan.json").exists() else base / cell.dir_name
         if not (candidate / "plan.json").exists():
             raise UsageError(
@@ -163,7 +169,14 @@ def run_cell(request: BenchRequest, console: Console) -> CellRunResult:
         plan = compile_plan(
             cell, load_manifest(request.framework), load_rules(request.framework), request.options
         )
-    # The environment next: a build that fails leaves no empty cell directory behind.
+    # Writable before anything is built; checked without creating the directory, so that a
+    # build that fails leaves no empty cell directory behind.
+    where = (
+        "make it writable, or copy the run to a writable place and resume that copy"
+        if resuming
+        else "pass --run-dir with a directory you can write"
+    )
+    require_writable(cell_dir, where)
     prepared = backend.prepare(request.framework, accelerator.flavor, request.profile)
     if not resuming:
         plan = {
@@ -172,7 +185,7 @@ def run_cell(request: BenchRequest, console: Console) -> CellRunResult:
             "image": prepared.image,
             "installer": prepared.installer,
         }
-        cell_dir.mkdir(parents=True)
+        make_dir(cell_dir, where)
     return execute_cell(cell.cell_id, backend, prepared, plan, cell_dir, resuming, console)
 
 

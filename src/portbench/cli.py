@@ -16,7 +16,8 @@ from rich.console import Console
 from rich.markup import escape
 
 from . import __version__
-from .errors import CellInterrupted, PortbenchError
+from .errors import CellInterrupted, PortbenchError, ResultsError
+from .writable import WRITE_ERRNOS
 
 __all__ = ["build_parser", "main"]
 
@@ -61,10 +62,7 @@ def _interrupted(exc: CellInterrupted) -> str:
     if str(exc.run_dir) in message:
         return message
     head = message.rstrip(".") if message else "interrupted: what was recorded is kept"
-    return (
-        f"{head}; resume with portbench bench and the same options plus "
-        f"--resume {shlex.quote(str(exc.run_dir))}"
-    )
+    return f"{head}; resume with portbench bench --resume {shlex.quote(str(exc.run_dir))}"
 
 
 def main(argv: Sequence[str] | None = None) -> int:
@@ -85,6 +83,16 @@ def main(argv: Sequence[str] | None = None) -> int:
         for line in exc.log_tail():
             err.print(line, style="dim", markup=False, emoji=False)
         return exc.exit_code
+    except OSError as exc:
+        # The net under the early checks: a file that cannot be written (permissions, a
+        # read-only mount, a full disk) is one sentence; any other OSError is a bug of ours.
+        if exc.errno not in WRITE_ERRNOS or exc.filename is None:
+            raise
+        err.print(
+            f"[bold red]error:[/] {escape(str(exc.filename))}: {escape(exc.strerror or str(exc))}; "
+            "fix its permissions or pick another directory"
+        )
+        return ResultsError.exit_code
     except KeyboardInterrupt:
         command = shlex.join(["portbench", *(sys.argv[1:] if argv is None else argv)])
         err.print(f"interrupted: what was written so far is kept; run {escape(command)} again")

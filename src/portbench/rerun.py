@@ -29,6 +29,7 @@ from .plan import read_plan
 from .profiles import check_profile
 from .results import read_document
 from .results.safeio import read_bounded
+from .writable import make_dir, require_writable
 
 __all__ = ["origin_cell", "rerun_cell"]
 
@@ -124,6 +125,8 @@ def rerun_cell(
     cell_dir = (run_dir or new_run_dir()) / cell_name
     if cell_dir.exists():
         raise UsageError(f"{cell_dir} exists already; pass another --run-dir")
+    where = "pass --run-dir with a directory you can write"
+    require_writable(cell_dir, where)
     prepared = chosen.prepare(framework, target.flavor, profile)
     previous = plan.get("image") if isinstance(plan.get("image"), dict) else None
     if previous and prepared.image and previous.get("id") != prepared.image.get("id"):
@@ -157,6 +160,6 @@ def rerun_cell(
             "portbench_version": plan.get("portbench_version"),
         },
     }
-    cell_dir.mkdir(parents=True)
+    make_dir(cell_dir, where)
     console.print(f"rerun of {origin_dir} ({plan['cell']}) as {cell_dir}")
     return execute_cell(str(new_plan["cell"]), chosen, prepared, new_plan, cell_dir, False, console)

@@ -105,6 +105,7 @@ def run_session(
         total = plan_case_count(plan)
         with CellProgress(console, str(plan["cell"]), total, len(writer.recorded)) as progress:
             writer.on_record = progress.record
+            writer.on_start = progress.case_started
             status = backend.run_cell(prepared, launch, writer)
         host_reason = None
         if writer.session is None and writer.inflight is not None and status != 130:

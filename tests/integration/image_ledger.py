@@ -28,8 +28,18 @@ class ImageLedger:
         return str(client.images.get(ref).id) in self.ids
 
     def remove(self, client: Any, ref: str) -> None:
-        """Remove ``ref`` (its image included), or refuse if this session did not create it."""
-        image_id = str(client.images.get(ref).id)
+        """Remove ``ref`` (its image included), or refuse if this session did not create it.
+
+        ``ref`` must be a tag: by id, a forced removal would take every tag of the image,
+        ones a developer gave it during the session included; by tag, other tags survive.
+        """
+        image = client.images.get(ref)
+        image_id = str(image.id)
+        if ref not in (image.tags or []):
+            raise NotOurImage(
+                f"refusing to remove {ref}: remove an image by the tag this session gave it, "
+                "never by id (a forced removal by id takes every tag of the image)"
+            )
         if image_id not in self.ids:
             raise NotOurImage(
                 f"refusing to remove {ref} ({image_id[:19]}): this test session did not create "

@@ -44,6 +44,10 @@ def test_export_then_import_restores_the_image(
         # the test's own keeps the image while its tag is removed and loaded back.
         keep = f"portbench-test/keep:{uuid.uuid4().hex[:12]}"
         image.tag(*keep.rsplit(":", 1))
+        # Untag only once the test's own tag is on the image: removing the last tag of an
+        # image deletes it, and this image is not the test's.
+        tags = docker_client.images.get(image_id).tags
+        assert keep in tags and jax_image in tags, tags
         docker_client.images.remove(jax_image)  # one of two tags: only untags
     try:
         imported = portbench("images", "import", str(archive))

@@ -12,19 +12,23 @@ from rich.table import Table
 
 from ..backends import BACKENDS
 from ..cellrun import BenchRequest, BuildOptions, CellRunResult, run_cell
+from ..errors import UsageError
 from ..plan import DEFAULT_CASE_TIMEOUT_S, DEFAULT_SEED, PlanOptions
 from ..profiles import DEFAULT_PROFILE, PROFILES
 from ..results import Outcome, read_results
+from ..resume import find_resumed_cell
 
 __all__ = ["failures_table", "register", "summary_table"]
 
 
 def register(subparsers: Any) -> None:
     parser = subparsers.add_parser("bench", help="run one cell (framework x accelerator x profile)")
-    parser.add_argument("--framework", required=True, help="torch, tensorflow or jax")
-    parser.add_argument("--accelerator", required=True, help="an id of images/accelerators.toml")
-    parser.add_argument("--profile", default=DEFAULT_PROFILE, help=f"one of {', '.join(PROFILES)}")
-    parser.add_argument("--backend", default="auto", help=f"auto or one of {', '.join(BACKENDS)}")
+    parser.add_argument("--framework", help="torch, tensorflow or jax")
+    parser.add_argument("--accelerator", help="an id of images/accelerators.toml")
+    parser.add_argument(
+        "--profile", help=f"one of {', '.join(PROFILES)} (default: {DEFAULT_PROFILE})"
+    )
+    parser.add_argument("--backend", help=f"auto (default) or one of {', '.join(BACKENDS)}")
     parser.add_argument(
         "--functions", nargs="+", default=[], metavar="NAME", help="only these functions"
     )
@@ -34,10 +38,16 @@ def register(subparsers: Any) -> None:
     parser.add_argument(
         "--run-dir", type=Path, help="the run directory (default: results/<new id>)"
     )
-    parser.add_argument("--resume", type=Path, metavar="RUN_DIR", help="finish an interrupted run")
-    parser.add_argument("--seed", type=int, default=DEFAULT_SEED)
     parser.add_argument(
-        "--timeout", type=float, default=DEFAULT_CASE_TIMEOUT_S, help="seconds per case"
+        "--resume",
+        type=Path,
+        metavar="DIR",
+        help="finish an interrupted run (its run or cell directory); the cell's plan.json "
+        "gives framework, accelerator, profile and backend",
+    )
+    parser.add_argument("--seed", type=int, help=f"default: {DEFAULT_SEED}")
+    parser.add_argument(
+        "--timeout", type=float, help=f"seconds per case (default: {DEFAULT_CASE_TIMEOUT_S:g})"
     )
     parser.add_argument(
         "--warm-budget", type=float, default=None, help="seconds of warm timing per case"
@@ -115,29 +125,80 @@ def failures_table(results: Path, limit: int = 25) -> Table | None:
     return table
 
 
-def _bench(args: argparse.Namespace) -> int:
-    console = Console()
+#: Options that shape a new plan; a resumed cell keeps the plan it was compiled with.
+_PLAN_OPTIONS = {
+    "functions": "--functions",
+    "case": "--case",
+    "seed": "--seed",
+    "timeout": "--timeout",
+    "warm_budget": "--warm-budget",
+}
+
+
+def _resumed_request(args: argparse.Namespace, console: Console) -> BenchRequest:
+    """The request that finishes the cell ``--resume`` names, as its plan says it ran."""
+    given = [flag for name, flag in _PLAN_OPTIONS.items() if getattr(args, name) not in (None, [])]
+    if given:
+        raise UsageError(
+            f"{', '.join(given)} cannot go with --resume: a resumed cell finishes the plan it "
+            "was compiled with (plan.json); drop them, or start a new run with them"
+        )
+    target = find_resumed_cell(args.resume, args.framework, args.accelerator, args.profile)
+    if args.backend not in (None, "auto", target.backend):
+        raise UsageError(
+            f"{target.cell_dir} ran on the {target.backend} backend, not {args.backend}; a "
+            "cell's records come from one environment, so drop --backend (or start a new run)"
+        )
+    if args.run_dir is not None and args.run_dir.absolute() != target.cell_dir.parent.absolute():
+        console.print(
+            f"[yellow]note:[/] --run-dir is not used with --resume; the cell resumes in "
+            f"{target.cell_dir}"
+        )
+    return BenchRequest(
+        framework=target.framework,
+        accelerator=target.accelerator,
+        profile=target.profile,
+        backend=target.backend,
+        resume=target.cell_dir,
+        python=args.python,
+        build=BuildOptions(args.base, args.ca_bundle, args.find_links),
+    )
+
+
+def _new_request(args: argparse.Namespace) -> BenchRequest:
+    missing = [flag for flag in ("framework", "accelerator") if not getattr(args, flag)]
+    if missing:
+        raise UsageError(
+            f"--{' and --'.join(missing)} {'is' if len(missing) == 1 else 'are'} needed for a "
+            "new run (e.g. --framework jax --accelerator cpu); to finish an interrupted one, "
+            "pass --resume RUN_DIR alone"
+        )
     timing = {"warm_budget_s": args.warm_budget} if args.warm_budget is not None else {}
     options = PlanOptions(
         functions=tuple(args.functions),
         cases=tuple(args.case),
-        seed=args.seed,
-        case_timeout_s=args.timeout,
+        seed=DEFAULT_SEED if args.seed is None else args.seed,
+        case_timeout_s=DEFAULT_CASE_TIMEOUT_S if args.timeout is None else args.timeout,
         timing=timing,
     )
-    request = BenchRequest(
+    return BenchRequest(
         framework=args.framework,
         accelerator=args.accelerator,
-        profile=args.profile,
-        backend=args.backend,
+        profile=args.profile or DEFAULT_PROFILE,
+        backend=args.backend or "auto",
         options=options,
         run_dir=args.run_dir,
-        resume=args.resume,
         python=args.python,
         build=BuildOptions(args.base, args.ca_bundle, args.find_links, args.image),
     )
+
+
+def _bench(args: argparse.Namespace) -> int:
+    console = Console()
+    request = _resumed_request(args, console) if args.resume is not None else _new_request(args)
     result = run_cell(request, console)
-    console.print(summary_table(f"{args.framework}/{args.accelerator}/{args.profile}", result))
+    cell_id = f"{request.framework}/{request.accelerator}/{request.profile}"
+    console.print(summary_table(cell_id, result))
     failures = failures_table(result.cell_dir / "results.jsonl")
     if failures is not None:
         console.print(failures)

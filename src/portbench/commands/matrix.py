@@ -22,6 +22,8 @@ from ..errors import CellInterrupted, PortbenchError
 from ..manifest import FRAMEWORKS
 from ..plan import PlanOptions
 from ..profiles import DEFAULT_PROFILE
+from ..selection import split_selection
+from ..writable import make_dir, require_writable
 
 __all__ = ["reachable_accelerators", "register"]
 
@@ -38,6 +40,16 @@ def register(subparsers: Any) -> None:
         default="adaptive",
         help="warm sampling: stop when the median is known to 2%% (adaptive), or spend the "
         "fixed budget",
+    )
+    parser.add_argument(
+        "--functions",
+        nargs="+",
+        default=[],
+        metavar="NAME",
+        help="only these functions (each framework runs the ones its manifest lists)",
+    )
+    parser.add_argument(
+        "--case", action="append", default=[], metavar="ID", help="only this case id (repeatable)"
     )
     parser.set_defaults(func=_matrix)
 
@@ -67,14 +79,27 @@ def reachable_accelerators(
 def _matrix(args: argparse.Namespace) -> int:
     console = Console()
     reachable, unreachable = reachable_accelerators(load_accelerators())
+    # Checked before the first cell builds its environment: a typo costs a second.
+    shares = split_selection(
+        args.frameworks, args.functions, args.case, reachable, args.profile, args.backend
+    )
     run_dir = args.run_dir or new_run_dir()
-    run_dir.mkdir(parents=True, exist_ok=True)
+    hint = "pass --run-dir with a directory you can write"
+    require_writable(run_dir, hint)
+    make_dir(run_dir, hint, exist_ok=True)
     cells: list[dict[str, Any]] = []
-    options = PlanOptions(timing={"mode": args.timing})
     matrix_started = time.monotonic()
     for acc in reachable:
         for framework in args.frameworks:
             cell = f"{framework}/{acc.id}/{args.profile}"
+            share = shares.get(framework)
+            if share is None:
+                reason = "none of --functions/--case is in its manifest"
+                cells.append({"cell": cell, "status": "not selected", "reason": reason})
+                continue
+            options = PlanOptions(
+                functions=share.functions, cases=share.cases, timing={"mode": args.timing}
+            )
             request = BenchRequest(framework, acc.id, args.profile, args.backend, options, run_dir)
             started = time.monotonic()
             try:

@@ -4,9 +4,7 @@ from __future__ import annotations
 
 import argparse
 import hashlib
-import json
 import shutil
-import tarfile
 import time
 from pathlib import Path
 from typing import Any
@@ -15,9 +13,11 @@ from rich.console import Console
 
 from ..errors import ResultsError
 from ..paths import project_root, state_dir
+from ..writable import require_writable
 from .figures import write_figures
 from .latency import generation_pairs, latency_tables, version_tables
 from .load import Cell, load_cell, load_runs
+from .publish import CONTENTS, publish
 from .published import published_latency, published_outcomes, published_strata
 from .render import print_tables, write_files, write_html
 from .study import default_archive, import_study, study_cells_dir
@@ -134,6 +134,8 @@ def build_report(
     with_study: bool = True,
     with_reference: bool = False,
 ) -> list[Path]:
+    # Before any cell is read: a folder that cannot be written is one sentence, not a traceback.
+    require_writable(out, "pass --out with a directory you can write")
     cells = load_runs(runs or None, with_reference)
     if not cells and not with_study:
         raise ResultsError(
@@ -187,22 +189,14 @@ def _import_study(args: argparse.Namespace) -> int:
 
 def _publish(args: argparse.Namespace) -> int:
     folder = args.report or project_root() / "report"
-    if not (folder / "index.html").exists():
-        raise ResultsError(f"{folder} holds no report; run `portbench report` first")
-    manifest = {
-        str(p.relative_to(folder)): hashlib.sha256(p.read_bytes()).hexdigest()
-        for p in sorted(folder.rglob("*"))
-        if p.is_file() and p.name != "CONTENTS.json"
-    }
-    (folder / "CONTENTS.json").write_text(
-        json.dumps({"schema": 1, "files": manifest}, indent=2) + "\n"
-    )
     archive = (
         args.out or folder.parent / f"report-{time.strftime('%Y%m%d-%H%M%S', time.gmtime())}.tar.gz"
     )
-    with tarfile.open(archive, "w:gz") as tar:
-        tar.add(folder, arcname="report")
-    Console().print(
-        f"{archive}: {len(manifest)} files, contents and sha256 in report/CONTENTS.json"
-    )
+    result = publish(folder, archive)
+    console = Console()
+    console.print(f"{result.archive}: {result.files} files, sha256 of each in report/{CONTENTS}")
+    if result.links_left_out:
+        console.print(
+            f"[yellow]note:[/] left out (not regular files): {', '.join(result.links_left_out)}"
+        )
     return 0

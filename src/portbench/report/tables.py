@@ -4,9 +4,11 @@ from __future__ import annotations
 
 from collections import Counter, defaultdict
 from dataclasses import dataclass, field
+from pathlib import Path
 from typing import Any
 
 from ..outcomes import FUNCTION_OUTCOMES
+from ..paths import project_root
 from .load import Cell
 
 __all__ = ["Table", "curation", "failures", "portability", "provenance", "strata"]
@@ -126,6 +128,16 @@ def curation(cells: list[Cell]) -> Table:
     return table
 
 
+def shown_path(path: Path) -> str:
+    """Where a cell lies, without this machine's layout (a published report carries it):
+    relative to the project when inside it, else its run and cell folders."""
+    resolved = path.resolve()
+    root = project_root()
+    if resolved.is_relative_to(root):
+        return resolved.relative_to(root).as_posix()
+    return "/".join(resolved.parts[-2:])
+
+
 def provenance(cells: list[Cell]) -> Table:
     """Where every cell's numbers come from; a failed or incomplete cell is listed as such."""
     table = Table(
@@ -170,7 +182,7 @@ def provenance(cells: list[Cell]) -> Table:
                 env.get("started_at") or "",
                 len(cell.records),
                 cell.unreadable_lines,
-                str(cell.path),
+                shown_path(cell.path),
             ]
         )
     return table

@@ -173,3 +173,28 @@ def test_matrix_stops_at_an_interrupted_cell_and_shows_a_failed_cells_log(
     out = capsys.readouterr().out
     assert "pip failed; the last lines follow" in out
     assert "pip says no" in out
+
+
+def test_a_late_write_error_is_one_sentence(
+    monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    import errno
+
+    from portbench.errors import ResultsError
+
+    denied = PermissionError(errno.EACCES, "Permission denied", "/results/x/matrix.json")
+    code, err = _run(monkeypatch, capsys, _raise(denied))
+    assert code == ResultsError.exit_code
+    assert err.strip() == (
+        "error: /results/x/matrix.json: Permission denied; fix its permissions or pick "
+        "another directory"
+    )
+
+
+def test_an_os_error_that_is_no_write_error_stays_a_bug(
+    monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    import errno
+
+    with pytest.raises(ConnectionResetError):
+        _run(monkeypatch, capsys, _raise(ConnectionResetError(errno.ECONNRESET, "reset")))

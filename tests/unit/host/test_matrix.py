@@ -51,6 +51,8 @@ def test_matrix_json_holds_the_total_and_each_cells_wall_time(
         backend="auto",
         run_dir=tmp_path,
         timing="fixed",
+        functions=[],
+        case=[],
     )
     assert matrix._matrix(args) == 1
     document = json.loads((tmp_path / "matrix.json").read_text())

@@ -15,7 +15,8 @@ class _Images:
         self.removed: list[tuple[str, bool]] = []
 
     def get(self, ref: str) -> Any:
-        return SimpleNamespace(id=self.ids[ref])
+        tags = [name for name, image_id in self.ids.items() if image_id == self.ids[ref]]
+        return SimpleNamespace(id=self.ids[ref], tags=[t for t in tags if t != self.ids[ref]])
 
     def remove(self, ref: str, force: bool = False) -> None:
         self.removed.append((ref, force))
@@ -39,4 +40,19 @@ def test_an_image_the_session_created_is_removed() -> None:
     ledger.created("sha256:" + "1" * 64)
     assert ledger.owns(client, "portbench/jax-cpu:current-abc")
     ledger.remove(client, "portbench/jax-cpu:current-abc")
+    assert images.removed == [("portbench/jax-cpu:current-abc", True)]
+
+
+def test_an_image_is_never_removed_by_id_even_the_sessions_own() -> None:
+    image_id = "sha256:" + "1" * 64
+    # The session's image, which a developer also tagged: a forced removal by id takes both.
+    images = _Images({"portbench/jax-cpu:current-abc": image_id, "mine:v1": image_id})
+    images.ids[image_id] = image_id  # an id resolves too, as it does in docker
+    client = SimpleNamespace(images=images)
+    ledger = ImageLedger()
+    ledger.created(image_id)
+    with pytest.raises(NotOurImage, match="never by id"):
+        ledger.remove(client, image_id)
+    assert images.removed == []
+    ledger.remove(client, "portbench/jax-cpu:current-abc")  # by tag: "mine:v1" survives
     assert images.removed == [("portbench/jax-cpu:current-abc", True)]
