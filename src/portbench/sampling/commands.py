@@ -11,6 +11,7 @@ from rich.console import Console
 
 from ..cellrun import BuildOptions
 from ..errors import UsageError
+from ..manifest import FRAMEWORKS
 from ..profiles import DEFAULT_PROFILE, check_profile
 from .corpus import open_corpus
 from .enumerate import load_enumeration, run_enumeration
@@ -77,6 +78,15 @@ def register(subparsers: Any) -> None:
 
 def _enumerate(args: argparse.Namespace) -> int:
     check_profile(args.profile, args.framework, "cpu")
+    # A pinned profile has locks for the known frameworks only; the host profile and
+    # --python walk whatever the interpreter can import (a fake package in the tests).
+    # (--backend host with a pinned profile is refused later, with its own sentence.)
+    pinned = args.profile != "host" and args.backend != "host" and args.python is None
+    if pinned and args.framework not in FRAMEWORKS:
+        raise UsageError(
+            f"unknown framework '{args.framework}' (known: {', '.join(FRAMEWORKS)}; "
+            "another package only with --profile host or --python)"
+        )
     out = run_enumeration(
         args.framework,
         args.profile,

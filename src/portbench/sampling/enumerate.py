@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import gzip
 import hashlib
 import json
 import subprocess
@@ -32,6 +33,7 @@ __all__ = [
 #: Schema history: 1 — first version (names with kind, module, aliases; rules; provenance).
 ENUMERATION_SCHEMA = 1
 KINDS = ("function", "class", "method")
+GZIP_MAGIC = b"\x1f\x8b"
 
 
 @dataclass(frozen=True)
@@ -240,9 +242,14 @@ def load_enumeration(path: Path) -> Enumeration:
             f"{path}: cannot read the enumeration file; run portbench enumerate first"
         ) from None
     try:
-        doc = json.loads(data)
-    except ValueError:
-        raise ResultsError(f"{path}: not JSON; regenerate it with portbench enumerate") from None
+        # Enumerations are kept gzipped in tests/data/: read them as they are.
+        text = gzip.decompress(data) if data[:2] == GZIP_MAGIC else data
+        doc = json.loads(text)
+    except (ValueError, OSError, EOFError):
+        # A TOML manifest or a CSV passed by mistake: the user's file, not a damaged result.
+        raise UsageError(
+            f"{path}: not JSON, so not an enumeration file; pass the output of portbench enumerate"
+        ) from None
     if not isinstance(doc, dict) or doc.get("kind") != "enumeration":
         raise UsageError(
             f"{path}: not an enumeration file (kind {doc.get('kind')!r})"

@@ -184,7 +184,9 @@ def load_frequency(path: Path) -> Frequency:
             f"{path}: cannot read the frequency file; run portbench frequency first"
         ) from None
     except ValueError:
-        raise ResultsError(f"{path}: not JSON; regenerate it with portbench frequency") from None
+        raise UsageError(
+            f"{path}: not JSON, so not a frequency file; pass the output of portbench frequency"
+        ) from None
     if not isinstance(doc, dict) or doc.get("kind") != "frequency":
         raise UsageError(f"{path}: not a frequency file; pass the output of portbench frequency")
     if doc.get("schema") != FREQUENCY_SCHEMA:

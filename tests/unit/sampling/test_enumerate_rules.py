@@ -29,6 +29,19 @@ FAKE = {
         __version__ = "1.0"
         VERSION_CONSTANT = 3
 
+        class _FakeNumpyDtype:
+            itemsize = 4
+
+        _FakeNumpyDtype.__module__ = "numpy.dtypes"
+
+        class _ScalarMeta(type):
+            pass
+
+        # As jax.numpy.float32: a class made by a metaclass, holding a NumPy dtype.
+        float32 = _ScalarMeta("float32", (object,), {"dtype": _FakeNumpyDtype()})
+        # Made by a metaclass too, but no dtype: a class like any other.
+        Registry = _ScalarMeta("Registry", (object,), {})
+
         def _private():
             pass
 
@@ -125,6 +138,7 @@ def test_public_paths_aliases_and_exclusions(fake_root: Path, tmp_path: Path) ->
     assert done.returncode == 0, done.stderr
     names = _names(out)
     assert set(names) == {
+        "fakefw.Registry",
         "fakefw.Tensor",
         "fakefw.add",
         "fakefw.helper",
@@ -157,6 +171,7 @@ def test_document_carries_schema_version_and_skips(fake_root: Path, tmp_path: Pa
     assert doc["skipped"]["module_alias"] == 1
     assert doc["skipped"]["foreign_object"] == 1  # os.path.join
     assert doc["skipped"]["not_callable"] >= 1  # VERSION_CONSTANT
+    assert doc["skipped"]["dtype"] == 1  # float32: a scalar type, not a function or class
     assert doc["provenance"]["executable"] == sys.executable
 
 
@@ -218,7 +233,7 @@ def test_host_runs_the_walker_and_reads_it_back(
     out = run_enumeration("fakefw", "host", tmp_path / "enum.json", python=sys.executable)
     enumeration = load_enumeration(out)
     assert enumeration.framework == "fakefw"
-    assert len(enumeration.names) == 8
+    assert len(enumeration.names) == 9
     with pytest.raises(UsageError, match="exists"):
         run_enumeration("fakefw", "host", out, python=sys.executable)
 
@@ -275,7 +290,7 @@ def test_venv_backend_runs_the_walker_in_the_cells_interpreter(
     assert asked == [("fakefw", "cpu", "current")]
     doc = json.loads(out.read_text())
     assert doc["provenance"]["executable"] == str(python)
-    assert len(doc["names"]) == 8
+    assert len(doc["names"]) == 9
 
 
 class _FakeContainerBackend:
@@ -379,3 +394,47 @@ def test_enumerate_refuses_contradictory_options_in_one_sentence(
     assert sentence in err
     assert "Traceback" not in err
     assert not out.exists()
+
+
+def test_an_unknown_framework_is_named_as_such(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    from portbench.cli import main
+
+    out = tmp_path / "enum.json"
+    assert main(["enumerate", "--framework", "mxnet", "--profile", "paper", "--out", str(out)]) == 2
+    err = capsys.readouterr().err.strip()
+    assert "unknown framework 'mxnet' (known: torch, tensorflow, jax" in err
+    assert "lock" not in err
+    assert not out.exists()
+
+
+@pytest.mark.parametrize("content", ["schema = 1\nframework = 'torch'\n", "a,b\n1,2\n", ""])
+def test_a_file_that_is_not_json_is_a_usage_error(
+    content: str, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """A manifest (TOML) passed as the enumeration is the user's mistake: exit 2, not 8."""
+    from portbench.cli import main
+
+    wrong = tmp_path / "manifest.toml"
+    wrong.write_text(content)
+    corpus = tmp_path / "corpus"
+    corpus.mkdir()
+    args = ["frequency", "--corpus", str(corpus), "--enumeration", str(wrong)]
+    assert main([*args, "--out", str(tmp_path / "f.json")]) == 2
+    err = capsys.readouterr().err.strip()
+    assert "not JSON, so not an enumeration file" in err
+    assert "Traceback" not in err
+    freq_args = ["sample", "--framework", "torch", "--frequency", str(wrong), "--seed", "1"]
+    assert main([*freq_args, "--out", str(tmp_path / "s.toml")]) == 2
+    assert "not JSON, so not a frequency file" in capsys.readouterr().err
+
+
+def test_a_gzipped_enumeration_is_read_as_it_is(fake_root: Path, tmp_path: Path) -> None:
+    import gzip
+
+    out = tmp_path / "enum.json"
+    assert _enumerate(fake_root, out).returncode == 0
+    packed = tmp_path / "enum.json.gz"
+    packed.write_bytes(gzip.compress(out.read_bytes()))
+    assert load_enumeration(packed).names == load_enumeration(out).names

@@ -29,7 +29,8 @@ pytestmark = pytest.mark.slow
 
 @pytest.fixture(scope="module")
 def wheel(pytestconfig: pytest.Config, tmp_path_factory: pytest.TempPathFactory) -> Path:
-    cache = pytestconfig.cache
+    # Under -p no:cacheprovider pytest has no cache attribute at all: use a temporary folder.
+    cache = getattr(pytestconfig, "cache", None)
     folder = cache.mkdir("portbench-transformers") if cache else tmp_path_factory.mktemp("wheel")
     path = folder / WHEEL
     if not path.exists():
