@@ -16,7 +16,7 @@ from ..profiles import DEFAULT_PROFILE, check_profile
 from .corpus import open_corpus
 from .enumerate import load_enumeration, run_enumeration
 from .frequency import count_corpus, load_frequency, write_frequency
-from .sampler import draw_sample, rank_names
+from .sampler import Sample, draw_sample, rank_names
 from .skeleton import render_skeleton, write_skeleton
 
 __all__ = ["register"]
@@ -72,6 +72,11 @@ def register(subparsers: Any) -> None:
     samp.add_argument("--include-unused", action="store_true", help="rank names never used too")
     samp.add_argument("--replace", action="append", default=[], metavar="NAME")
     samp.add_argument("--reason", action="append", default=[], metavar="TEXT")
+    samp.add_argument(
+        "--allow-short",
+        action="store_true",
+        help="write the sample even when a stratum got fewer names than asked (with a warning)",
+    )
     samp.add_argument("--out", required=True, type=Path)
     samp.set_defaults(func=_sample)
 
@@ -168,9 +173,42 @@ def _sample(args: argparse.Namespace) -> int:
         "enumeration_sha256": frequency.enumeration.get("sha256"),
         "framework_version": frequency.enumeration.get("version"),
     }
+    console = Console(highlight=False, soft_wrap=True)
+    console.print(f"strata (got of asked): {strata_line(sample)}")
+    short = _short_sentence(sample)
+    if short and not args.allow_short:
+        raise UsageError(
+            f"{short}; count a larger corpus (a higher --limit), ask for less "
+            "(--top, --per-decile), or pass --allow-short to write it anyway"
+        )
+    provenance["sampled"] = len(sample.picks)
+    provenance["asked"] = sample.asked
+    provenance["short"] = bool(short)
     write_skeleton(args.out, render_skeleton(args.framework, sample, provenance))
-    Console().print(
-        f"{len(sample.picks)} functions ({sample.top} top, {sample.per_decile} per decile, "
-        f"{len(sample.replaced)} replaced) from {len(ranked)} ranked names -> {args.out}"
+    if short:
+        Console(stderr=True, highlight=False, soft_wrap=True).print(
+            f"[bold yellow]warning:[/] {short} (--allow-short)"
+        )
+    console.print(
+        f"{len(sample.picks)} of {sample.asked} functions asked ({len(sample.replaced)} "
+        f"replaced) from {len(ranked)} ranked names -> {args.out}"
     )
     return 0
+
+
+def strata_line(sample: Sample) -> str:
+    """``top20 20/20, 10 5/5, ..., 1 2/5``: what each stratum got of what it asked."""
+    return ", ".join(f"{s.stratum} {s.got}/{s.asked}" for s in sample.strata)
+
+
+def _short_sentence(sample: Sample) -> str:
+    """One clause naming the short strata, or "" when every stratum got what it asked."""
+    short = sample.short_strata
+    if not short:
+        return ""
+    names = ", ".join(f"{s.stratum} got {s.got} of {s.asked}" for s in short)
+    return (
+        f"the sample holds {len(sample.picks)} of the {sample.asked} names asked ({names}; "
+        f"{sample.ranked} names were ranked, and a decile draws only from its names outside "
+        f"the top {sample.top})"
+    )
