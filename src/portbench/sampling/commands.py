@@ -16,8 +16,9 @@ from ..profiles import DEFAULT_PROFILE, check_profile
 from .corpus import open_corpus
 from .enumerate import load_enumeration, run_enumeration
 from .frequency import count_corpus, load_frequency, write_frequency
+from .provenance import portbench_identity
 from .sampler import Sample, draw_sample, rank_names
-from .skeleton import render_skeleton, write_skeleton
+from .skeleton import Value, render_skeleton, write_skeleton
 
 __all__ = ["register"]
 
@@ -155,7 +156,8 @@ def _sample(args: argparse.Namespace) -> int:
         args.per_decile,
         list(zip(args.replace, args.reason, strict=True)),
     )
-    provenance = {
+    identity = portbench_identity()
+    provenance: dict[str, Value | None] = {
         "created": datetime.datetime.now(datetime.UTC).isoformat(timespec="seconds"),
         "seed": args.seed,
         "top": args.top,
@@ -172,6 +174,10 @@ def _sample(args: argparse.Namespace) -> int:
         "enumeration_file": frequency.enumeration.get("path"),
         "enumeration_sha256": frequency.enumeration.get("sha256"),
         "framework_version": frequency.enumeration.get("version"),
+        **_cell_provenance(frequency.enumeration.get("cell")),
+        "portbench_version": identity["version"],
+        "portbench_commit": identity["commit"],
+        "portbench_dirty": identity["dirty"],
     }
     console = Console(highlight=False, soft_wrap=True)
     console.print(f"strata (got of asked): {strata_line(sample)}")
@@ -194,6 +200,22 @@ def _sample(args: argparse.Namespace) -> int:
         f"replaced) from {len(ranked)} ranked names -> {args.out}"
     )
     return 0
+
+
+def _cell_provenance(cell: Any) -> dict[str, Value | None]:
+    """The enumeration's cell, flattened for the skeleton's [provenance] table."""
+    if not isinstance(cell, dict):
+        return {}
+    raw_image = cell.get("image")
+    image: dict[str, Any] = raw_image if isinstance(raw_image, dict) else {}
+    return {
+        "enumeration_profile": cell.get("profile"),
+        "enumeration_backend": cell.get("backend"),
+        "enumeration_image": image.get("tag"),
+        "enumeration_image_id": image.get("id"),
+        "enumeration_lock": cell.get("lock"),
+        "enumeration_lock_sha256": cell.get("lock_sha256"),
+    }
 
 
 def strata_line(sample: Sample) -> str:

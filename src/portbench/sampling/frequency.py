@@ -21,6 +21,7 @@ from rich.progress import Progress, SpinnerColumn, TextColumn, TimeElapsedColumn
 from ..errors import ResultsError, UsageError
 from .corpus import CorpusSource, file_sha256
 from .enumerate import Enumeration
+from .provenance import portbench_identity
 from .usage import NameIndex, count_file
 
 __all__ = [
@@ -33,6 +34,8 @@ __all__ = [
 ]
 
 #: Schema history: 1 — first version (uses and identifier_uses per name; corpus hash).
+#: Added since, optional (readers of schema 1 ignore them): ``portbench`` (version, commit),
+#: ``enumeration.cell`` (the walk's profile, image, lock), the corpus's study/stand-in role.
 FREQUENCY_SCHEMA = 1
 MAX_FILE_BYTES = 1_000_000
 _REFRESH_FILES = 250
@@ -144,7 +147,10 @@ def count_corpus(
             "sha256": enumeration.sha256,
             "version": enumeration.version,
             "python": enumeration.python,
+            # Which cell walked the API (profile, image, lock); None for older files.
+            "cell": enumeration.cell or None,
         },
+        "portbench": portbench_identity(),
         "corpus": corpus_info,
         "filter": index.import_pattern.pattern.decode(),
         "limit": limit,

@@ -16,7 +16,7 @@ from pathlib import Path
 from ..errors import UsageError
 from .sampler import Sample
 
-__all__ = ["render_skeleton", "write_skeleton"]
+__all__ = ["Value", "render_skeleton", "write_skeleton"]
 
 Value = str | int | bool | list[int]
 

@@ -16,6 +16,7 @@ from portbench.cli import main
 from portbench.errors import ManifestError, UsageError
 from portbench.manifest import load_manifest
 from portbench.sampling.corpus import open_corpus
+from portbench.sampling.provenance import portbench_identity
 
 FILES = {
     "pkg/model.py": "import torch\nimport torch.nn as nn\nx = nn.Linear(1, 2)\ny = torch.cat([x])\n",
@@ -112,6 +113,9 @@ def test_sample_writes_a_parseable_skeleton_with_provenance(
     assert len(provenance["corpus_sha256"]) == 64
     assert provenance["enumeration_file"] == str(enumeration)
     assert provenance["framework_version"] == "9.9"
+    assert provenance["portbench_version"] == portbench_identity()["version"]
+    assert provenance.get("portbench_commit") == portbench_identity()["commit"]
+    assert "enumeration_profile" not in provenance  # the fixture predates cell provenance
     assert main([*args, *small, "--out", str(out)]) == 2  # never overwritten
     _curated_skeleton_loads_with_its_provenance(out, tmp_path, provenance)
 
@@ -291,3 +295,30 @@ def test_the_top_using_up_a_decile_is_reported(
     # Asking for a top that leaves decile 10 five names gives the full sample.
     assert main([*args, "--top", "15", "--out", str(tmp_path / "s.toml")]) == 0
     assert "65 of 65 functions asked" in capsys.readouterr().out
+
+
+def test_the_enumerations_cell_travels_to_the_frequency_and_the_skeleton(
+    enumeration: Path, corpora: dict[str, Path], tmp_path: Path
+) -> None:
+    doc = json.loads(enumeration.read_text())
+    cell = {
+        "profile": "paper-nearest",
+        "backend": "docker",
+        "image": {"id": "sha256:b0b4", "tag": "portbench/jax-cpu:paper-nearest-b0b4"},
+        "lock": "images/locks/paper-nearest/torch-cpu.txt",
+        "lock_sha256": "ab" * 32,
+    }
+    doc["provenance"] = {"cell": cell}
+    enumeration.write_text(json.dumps(doc))
+    freq = tmp_path / "freq.json"
+    written = _frequency(enumeration, corpora["dir"], freq)
+    assert written["enumeration"]["cell"] == cell  # type: ignore[index]
+    assert written["portbench"] == portbench_identity()
+    out = tmp_path / "s.toml"
+    args = ["sample", "--framework", "torch", "--frequency", str(freq), "--seed", "1"]
+    assert main([*args, "--allow-short", "--out", str(out)]) == 0
+    provenance = tomllib.loads(out.read_text())["provenance"]
+    assert provenance["enumeration_profile"] == "paper-nearest"
+    assert provenance["enumeration_image"] == "portbench/jax-cpu:paper-nearest-b0b4"
+    assert provenance["enumeration_image_id"] == "sha256:b0b4"
+    assert provenance["enumeration_lock_sha256"] == "ab" * 32

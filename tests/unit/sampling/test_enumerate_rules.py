@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import hashlib
 import json
 import subprocess
 import sys
@@ -16,6 +17,7 @@ from portbench.backends.venv import VenvBackend
 from portbench.errors import CellFailed, ResultsError, UsageError
 from portbench.sampling import enumerate as enumerate_module
 from portbench.sampling.enumerate import load_enumeration, run_enumeration
+from portbench.sampling.provenance import cell_identity, portbench_identity
 
 FAKE = {
     "fakefw/__init__.py": """
@@ -306,7 +308,8 @@ class _FakeContainerBackend:
         self.args: list[str] = []
 
     def prepare(self, framework: str, flavor: str, profile: str) -> PreparedEnvironment:
-        return PreparedEnvironment(backend="docker", description="container fake:tag", image={})
+        image = {"id": "sha256:f00d", "tag": "fake:tag"}
+        return PreparedEnvironment(backend="docker", description="container fake:tag", image=image)
 
     def run_tool(self, prepared: PreparedEnvironment, args: list[str], run_dir: Path) -> int:
         self.args = args
@@ -351,7 +354,15 @@ def test_container_backend_gets_the_walk_and_its_output_comes_back(
         "--import-timeout",
         "5",
     ]
-    assert load_enumeration(out).framework == "fakefw"
+    enumeration = load_enumeration(out)
+    assert enumeration.framework == "fakefw"
+    # The host adds what only it knows: the cell (profile, image) and the portbench commit.
+    assert enumeration.cell["profile"] == "current"
+    assert enumeration.cell["backend"] == "docker"
+    assert enumeration.cell["image"] == {"id": "sha256:f00d", "tag": "fake:tag"}
+    assert enumeration.cell["lock"] is None  # no lock exists for a fake framework
+    assert enumeration.provenance["portbench"] == portbench_identity()
+    assert enumeration.provenance["tool"] == "portbench_runner.enumerate_api"  # walker's kept
     failing = _FakeContainerBackend(fake_root, status=3)
     monkeypatch.setattr(enumerate_module, "choose_backend", lambda *a, **k: failing)
     with pytest.raises(CellFailed, match="in container fake:tag failed") as caught:
@@ -438,3 +449,34 @@ def test_a_gzipped_enumeration_is_read_as_it_is(fake_root: Path, tmp_path: Path)
     packed = tmp_path / "enum.json.gz"
     packed.write_bytes(gzip.compress(out.read_bytes()))
     assert load_enumeration(packed).names == load_enumeration(out).names
+
+
+def test_a_pinned_cell_names_its_lock_and_portbench_its_commit() -> None:
+    from portbench import __version__
+    from portbench.paths import project_root
+
+    prepared = PreparedEnvironment(
+        backend="docker",
+        description="image portbench/jax-cpu:paper-nearest-x",
+        image={"id": "sha256:1", "tag": "portbench/jax-cpu:paper-nearest-x"},
+    )
+    cell = cell_identity("jax", "paper-nearest", prepared)
+    lock = project_root() / "images" / "locks" / "paper-nearest" / "jax-cpu.txt"
+    assert cell["lock"] == "images/locks/paper-nearest/jax-cpu.txt"
+    assert cell["lock_sha256"] == hashlib.sha256(lock.read_bytes()).hexdigest()
+    # An interpreter named by hand (--python) is not the lock's environment: no lock named.
+    by_hand = PreparedEnvironment(backend="python", description="x", python=sys.executable)
+    assert cell_identity("jax", "paper-nearest", by_hand)["lock"] is None
+    identity = portbench_identity()
+    assert identity["version"] == __version__
+    head = subprocess.run(
+        ["git", "-C", str(project_root()), "rev-parse", "HEAD"],
+        capture_output=True,
+        text=True,
+        check=False,
+    )
+    if head.returncode == 0:
+        assert identity["commit"] == head.stdout.strip()
+        assert isinstance(identity["dirty"], bool)
+    else:
+        assert identity["commit"] is None
