@@ -13,12 +13,13 @@ from ..cellrun import BuildOptions
 from ..errors import UsageError
 from ..manifest import FRAMEWORKS
 from ..profiles import DEFAULT_PROFILE, check_profile
-from .corpus import open_corpus
+from .corpus import STUDY_DATASET, open_corpus
 from .enumerate import load_enumeration, run_enumeration
 from .frequency import count_corpus, load_frequency, write_frequency
 from .provenance import portbench_identity
 from .sampler import Sample, draw_sample, rank_names
 from .skeleton import Value, render_skeleton, write_skeleton
+from .usage import FILE_FILTERS
 
 __all__ = ["register"]
 
@@ -55,12 +56,25 @@ def register(subparsers: Any) -> None:
     enum.set_defaults(func=_enumerate)
 
     freq = subparsers.add_parser("frequency", help="count each enumerated name in a corpus")
-    freq.add_argument("--corpus", required=True, help="folder, .zip/.whl/.tar.gz, or owner/dataset")
+    freq.add_argument(
+        "--corpus",
+        required=True,
+        help=f"the study's {STUDY_DATASET} (streamed), another owner/dataset, local row files "
+        "(.jsonl[.gz], .json.gz, .parquet), a folder, or .zip/.whl/.tar.gz",
+    )
     freq.add_argument("--enumeration", required=True, type=Path)
     freq.add_argument("--out", required=True, type=Path)
-    freq.add_argument("--limit", type=int, help="stop after this many files import the framework")
+    freq.add_argument("--limit", type=int, help="stop after this many files are kept (a slice)")
+    freq.add_argument(
+        "--filter",
+        choices=FILE_FILTERS,
+        default="imports",
+        dest="file_filter",
+        help="files counted: imports (they really import F) or study (the paper's regex)",
+    )
     freq.add_argument("--split", default="train", help="dataset split (datasets only)")
     freq.add_argument("--text-field", default="content", help="dataset text column")
+    freq.add_argument("--revision", help="hub datasets: the dataset's commit, to pin the corpus")
     freq.set_defaults(func=_frequency)
 
     samp = subparsers.add_parser("sample", help="draw the stratified sample: a manifest skeleton")
@@ -121,13 +135,18 @@ def _frequency(args: argparse.Namespace) -> int:
     if args.limit is not None and args.limit < 1:
         raise UsageError("--limit must be 1 or more")
     enumeration = load_enumeration(args.enumeration)
-    corpus = open_corpus(args.corpus, split=args.split, text_field=args.text_field)
-    document = count_corpus(corpus, enumeration, Console(stderr=True), limit=args.limit)
+    corpus = open_corpus(args.corpus, args.split, args.text_field, args.revision)
+    document = count_corpus(
+        corpus, enumeration, Console(stderr=True), limit=args.limit, file_filter=args.file_filter
+    )
     write_frequency(args.out, document)
     counts = document["counts"]
     used = sum(1 for row in document["names"] if row["uses"])
-    Console().print(
-        f"{counts.get('files_matched', 0)} of {counts['files_read']} files import "
+    kept = "import" if args.file_filter == "imports" else "match the study's regex for"
+    console = Console(highlight=False, soft_wrap=True)
+    console.print(f"corpus: {document['corpus']['description']}")
+    console.print(
+        f"{counts.get('files_matched', 0)} of {counts['files_read']} files {kept} "
         f"{enumeration.framework} ({counts.get('files_tokenize', 0)} read with tokenize); "
         f"{used} of {len(document['names'])} names used -> {args.out}"
     )
@@ -167,6 +186,12 @@ def _sample(args: argparse.Namespace) -> int:
         "ranked_names": len(ranked),
         "corpus": frequency.corpus.get("source"),
         "corpus_kind": frequency.corpus.get("kind"),
+        "corpus_description": frequency.corpus.get("description"),
+        "study_corpus": frequency.corpus.get("study_corpus"),
+        "corpus_revision": frequency.corpus.get("revision"),
+        "file_filter": frequency.file_filter,
+        "files_counted": frequency.counts.get("files_matched"),
+        "limit": frequency.limit,
         "corpus_sha256": frequency.corpus.get("sha256"),
         "corpus_archive_sha256": frequency.corpus.get("archive_sha256"),
         "frequency_file": str(args.frequency),
