@@ -256,6 +256,6 @@ def _short_sentence(sample: Sample) -> str:
     names = ", ".join(f"{s.stratum} got {s.got} of {s.asked}" for s in short)
     return (
         f"the sample holds {len(sample.picks)} of the {sample.asked} names asked ({names}; "
-        f"{sample.ranked} names were ranked, and a decile draws only from its names outside "
+        f"{sample.ranked} ranked in all, and a decile draws only from its names outside "
         f"the top {sample.top})"
     )

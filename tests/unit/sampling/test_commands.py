@@ -248,7 +248,7 @@ def test_a_corpus_too_small_for_its_strata_is_refused_with_the_counts(
     assert (
         "the sample holds 2 of the 70 names asked (top20 got 2 of 20, 10 got 0 of 5" in captured.err
     )
-    assert "2 names were ranked" in captured.err
+    assert "2 ranked in all" in captured.err
     assert "--allow-short" in captured.err
     assert "Traceback" not in captured.err
     assert not out.exists()
