@@ -20,8 +20,9 @@ the list depends on the installed version. The rules (written down in docs/sampl
    under them (whatever path reaches them), are not walked at all.
 3. A listed name is a class (``inspect.isclass``) or a function (any other callable: Python
    functions, builtins, jit wrappers, ufunc objects). Constants, dtypes and other
-   non-callables are not listed. An object defined outside the framework's packages (a
-   NumPy or ``typing`` re-export) is not listed.
+   non-callables are not listed; nor are JAX's scalar types (``jax.numpy.float32``), which
+   are callable classes but stand for a dtype (``_is_scalar_type``). An object defined
+   outside the framework's packages (a NumPy or ``typing`` re-export) is not listed.
 4. Aliases: one object reached by several public paths is listed once, under its shortest
    path (fewest components, then alphabetical); the other paths are kept as ``aliases``.
 5. ``--import-submodules`` first imports every public submodule of each walked package
@@ -141,7 +142,7 @@ EXCLUDED: Dict[str, Dict[str, str]] = {
 RULES_TEXT = [
     "public path: every component from the root module is public (no leading underscore)",
     "modules are walked when reached under a public path and owned by the framework's packages",
-    "listed: classes and other callables owned by the framework; constants and re-exports of other packages are not",
+    "listed: classes and other callables owned by the framework; constants, dtypes (JAX's scalar types included) and re-exports of other packages are not",
     "one object, one name: the shortest public path (then alphabetical); other paths are aliases",
 ]
 
@@ -169,6 +170,20 @@ def _public_module(name: Any, roots: Tuple[str, ...], api: Tuple[str, ...]) -> b
 
 def _is_excluded(path: str, excluded: Dict[str, str]) -> bool:
     return any(path == prefix or path.startswith(prefix + ".") for prefix in excluded)
+
+
+def _is_scalar_type(obj: Any) -> bool:
+    """A dtype that is also a class: ``jax.numpy.float32`` is made by a metaclass of JAX's
+    and carries a NumPy dtype in its ``dtype`` attribute. Calling it casts, so it would pass
+    for a class; the rules do not list dtypes (torch's and TensorFlow's are not callable)."""
+    if not inspect.isclass(obj) or type(obj) is type:
+        return False
+    try:
+        dtype = vars(obj).get("dtype")
+    except TypeError:
+        return False
+    module = getattr(type(dtype), "__module__", "") or ""
+    return module.split(".", 1)[0] == "numpy" and hasattr(dtype, "itemsize")
 
 
 def _path_key(path: str) -> Tuple[int, str]:
@@ -273,6 +288,9 @@ class _Walk:
                 self.import_failures[name] = ("%s: %s" % (type(exc).__name__, first))[:300]
 
     def _add_member(self, obj: Any, full: str) -> None:
+        if _is_scalar_type(obj):
+            self.skipped["dtype"] += 1
+            return
         if inspect.isclass(obj):
             kind = "class"
         elif callable(obj):

@@ -11,12 +11,15 @@ from rich.console import Console
 
 from ..cellrun import BuildOptions
 from ..errors import UsageError
+from ..manifest import FRAMEWORKS
 from ..profiles import DEFAULT_PROFILE, check_profile
-from .corpus import open_corpus
+from .corpus import STUDY_DATASET, open_corpus
 from .enumerate import load_enumeration, run_enumeration
 from .frequency import count_corpus, load_frequency, write_frequency
-from .sampler import draw_sample, rank_names
-from .skeleton import render_skeleton, write_skeleton
+from .provenance import portbench_identity
+from .sampler import Sample, draw_sample, rank_names
+from .skeleton import Value, render_skeleton, write_skeleton
+from .usage import FILE_FILTERS
 
 __all__ = ["register"]
 
@@ -53,12 +56,25 @@ def register(subparsers: Any) -> None:
     enum.set_defaults(func=_enumerate)
 
     freq = subparsers.add_parser("frequency", help="count each enumerated name in a corpus")
-    freq.add_argument("--corpus", required=True, help="folder, .zip/.whl/.tar.gz, or owner/dataset")
+    freq.add_argument(
+        "--corpus",
+        required=True,
+        help=f"the study's {STUDY_DATASET} (streamed), another owner/dataset, local row files "
+        "(.jsonl[.gz], .json.gz, .parquet), a folder, or .zip/.whl/.tar.gz",
+    )
     freq.add_argument("--enumeration", required=True, type=Path)
     freq.add_argument("--out", required=True, type=Path)
-    freq.add_argument("--limit", type=int, help="stop after this many files import the framework")
+    freq.add_argument("--limit", type=int, help="stop after this many files are kept (a slice)")
+    freq.add_argument(
+        "--filter",
+        choices=FILE_FILTERS,
+        default="imports",
+        dest="file_filter",
+        help="files counted: imports (they really import F) or study (the paper's regex)",
+    )
     freq.add_argument("--split", default="train", help="dataset split (datasets only)")
     freq.add_argument("--text-field", default="content", help="dataset text column")
+    freq.add_argument("--revision", help="hub datasets: the dataset's commit, to pin the corpus")
     freq.set_defaults(func=_frequency)
 
     samp = subparsers.add_parser("sample", help="draw the stratified sample: a manifest skeleton")
@@ -71,12 +87,26 @@ def register(subparsers: Any) -> None:
     samp.add_argument("--include-unused", action="store_true", help="rank names never used too")
     samp.add_argument("--replace", action="append", default=[], metavar="NAME")
     samp.add_argument("--reason", action="append", default=[], metavar="TEXT")
+    samp.add_argument(
+        "--allow-short",
+        action="store_true",
+        help="write the sample even when a stratum got fewer names than asked (with a warning)",
+    )
     samp.add_argument("--out", required=True, type=Path)
     samp.set_defaults(func=_sample)
 
 
 def _enumerate(args: argparse.Namespace) -> int:
     check_profile(args.profile, args.framework, "cpu")
+    # A pinned profile has locks for the known frameworks only; the host profile and
+    # --python walk whatever the interpreter can import (a fake package in the tests).
+    # (--backend host with a pinned profile is refused later, with its own sentence.)
+    pinned = args.profile != "host" and args.backend != "host" and args.python is None
+    if pinned and args.framework not in FRAMEWORKS:
+        raise UsageError(
+            f"unknown framework '{args.framework}' (known: {', '.join(FRAMEWORKS)}; "
+            "another package only with --profile host or --python)"
+        )
     out = run_enumeration(
         args.framework,
         args.profile,
@@ -105,13 +135,18 @@ def _frequency(args: argparse.Namespace) -> int:
     if args.limit is not None and args.limit < 1:
         raise UsageError("--limit must be 1 or more")
     enumeration = load_enumeration(args.enumeration)
-    corpus = open_corpus(args.corpus, split=args.split, text_field=args.text_field)
-    document = count_corpus(corpus, enumeration, Console(stderr=True), limit=args.limit)
+    corpus = open_corpus(args.corpus, args.split, args.text_field, args.revision)
+    document = count_corpus(
+        corpus, enumeration, Console(stderr=True), limit=args.limit, file_filter=args.file_filter
+    )
     write_frequency(args.out, document)
     counts = document["counts"]
     used = sum(1 for row in document["names"] if row["uses"])
-    Console().print(
-        f"{counts.get('files_matched', 0)} of {counts['files_read']} files import "
+    kept = "import" if args.file_filter == "imports" else "match the study's regex for"
+    console = Console(highlight=False, soft_wrap=True)
+    console.print(f"corpus: {document['corpus']['description']}")
+    console.print(
+        f"{counts.get('files_matched', 0)} of {counts['files_read']} files {kept} "
         f"{enumeration.framework} ({counts.get('files_tokenize', 0)} read with tokenize); "
         f"{used} of {len(document['names'])} names used -> {args.out}"
     )
@@ -140,7 +175,8 @@ def _sample(args: argparse.Namespace) -> int:
         args.per_decile,
         list(zip(args.replace, args.reason, strict=True)),
     )
-    provenance = {
+    identity = portbench_identity()
+    provenance: dict[str, Value | None] = {
         "created": datetime.datetime.now(datetime.UTC).isoformat(timespec="seconds"),
         "seed": args.seed,
         "top": args.top,
@@ -150,6 +186,12 @@ def _sample(args: argparse.Namespace) -> int:
         "ranked_names": len(ranked),
         "corpus": frequency.corpus.get("source"),
         "corpus_kind": frequency.corpus.get("kind"),
+        "corpus_description": frequency.corpus.get("description"),
+        "study_corpus": frequency.corpus.get("study_corpus"),
+        "corpus_revision": frequency.corpus.get("revision"),
+        "file_filter": frequency.file_filter,
+        "files_counted": frequency.counts.get("files_matched"),
+        "limit": frequency.limit,
         "corpus_sha256": frequency.corpus.get("sha256"),
         "corpus_archive_sha256": frequency.corpus.get("archive_sha256"),
         "frequency_file": str(args.frequency),
@@ -157,10 +199,63 @@ def _sample(args: argparse.Namespace) -> int:
         "enumeration_file": frequency.enumeration.get("path"),
         "enumeration_sha256": frequency.enumeration.get("sha256"),
         "framework_version": frequency.enumeration.get("version"),
+        **_cell_provenance(frequency.enumeration.get("cell")),
+        "portbench_version": identity["version"],
+        "portbench_commit": identity["commit"],
+        "portbench_dirty": identity["dirty"],
     }
+    console = Console(highlight=False, soft_wrap=True)
+    console.print(f"strata (got of asked): {strata_line(sample)}")
+    short = _short_sentence(sample)
+    if short and not args.allow_short:
+        raise UsageError(
+            f"{short}; count a larger corpus (a higher --limit), ask for less "
+            "(--top, --per-decile), or pass --allow-short to write it anyway"
+        )
+    provenance["sampled"] = len(sample.picks)
+    provenance["asked"] = sample.asked
+    provenance["short"] = bool(short)
     write_skeleton(args.out, render_skeleton(args.framework, sample, provenance))
-    Console().print(
-        f"{len(sample.picks)} functions ({sample.top} top, {sample.per_decile} per decile, "
-        f"{len(sample.replaced)} replaced) from {len(ranked)} ranked names -> {args.out}"
+    if short:
+        Console(stderr=True, highlight=False, soft_wrap=True).print(
+            f"[bold yellow]warning:[/] {short} (--allow-short)"
+        )
+    console.print(
+        f"{len(sample.picks)} of {sample.asked} functions asked ({len(sample.replaced)} "
+        f"replaced) from {len(ranked)} ranked names -> {args.out}"
     )
     return 0
+
+
+def _cell_provenance(cell: Any) -> dict[str, Value | None]:
+    """The enumeration's cell, flattened for the skeleton's [provenance] table."""
+    if not isinstance(cell, dict):
+        return {}
+    raw_image = cell.get("image")
+    image: dict[str, Any] = raw_image if isinstance(raw_image, dict) else {}
+    return {
+        "enumeration_profile": cell.get("profile"),
+        "enumeration_backend": cell.get("backend"),
+        "enumeration_image": image.get("tag"),
+        "enumeration_image_id": image.get("id"),
+        "enumeration_lock": cell.get("lock"),
+        "enumeration_lock_sha256": cell.get("lock_sha256"),
+    }
+
+
+def strata_line(sample: Sample) -> str:
+    """``top20 20/20, 10 5/5, ..., 1 2/5``: what each stratum got of what it asked."""
+    return ", ".join(f"{s.stratum} {s.got}/{s.asked}" for s in sample.strata)
+
+
+def _short_sentence(sample: Sample) -> str:
+    """One clause naming the short strata, or "" when every stratum got what it asked."""
+    short = sample.short_strata
+    if not short:
+        return ""
+    names = ", ".join(f"{s.stratum} got {s.got} of {s.asked}" for s in short)
+    return (
+        f"the sample holds {len(sample.picks)} of the {sample.asked} names asked ({names}; "
+        f"{sample.ranked} ranked in all, and a decile draws only from its names outside "
+        f"the top {sample.top})"
+    )

@@ -2,7 +2,9 @@
 
 For each function the study sampled (``functions.csv``), the stratum that a frequency
 file's ranking assigns it, under both counts, so a reader sees how corpus and counting
-method move the strata.
+method move the strata. Above the table: which corpus the ranking came from, both top 20s
+side by side, and how many of the study's top 20 are in this ranking's top 20 (the study
+published only the top-20 names it tested: 13 torch, 15 TensorFlow, 17 JAX).
 """
 
 from __future__ import annotations
@@ -19,7 +21,7 @@ from .enumerate import load_enumeration
 from .frequency import Frequency, load_frequency
 from .sampler import rank_names
 
-__all__ = ["StratumRow", "compare_strata", "render_markdown"]
+__all__ = ["StratumRow", "compare_strata", "render_markdown", "render_summary", "top_overlap"]
 
 #: The prefixes the study's names use for a framework's root module.
 SHORT_ROOTS = {"tf.": "tensorflow."}
@@ -99,6 +101,59 @@ def render_markdown(rows: Sequence[StratumRow]) -> str:
     return "\n".join(lines) + "\n"
 
 
+def top_overlap(rows: Sequence[StratumRow], count: str, top: int = 20) -> tuple[int, int]:
+    """(how many of the study's top-``top`` names are in this ranking's top ``top`` by
+    ``count``, how many top names the study lists); each function counted once."""
+    study_top = {r.function: r for r in rows if r.study_stratum == f"top{top}"}
+    attribute = "uses_stratum" if count == "uses" else "identifier_stratum"
+    found = sum(1 for r in study_top.values() if getattr(r, attribute) == f"top{top}")
+    return found, len(study_top)
+
+
+def _ours(frequency: Frequency, count: str, top: int) -> list[str]:
+    ranked = rank_names([(n.name, getattr(n, count)) for n in frequency.names])
+    return [f"{r.name} ({r.frequency})" for r in ranked[:top]]
+
+
+def render_summary(
+    frequency: Frequency, rows: Sequence[StratumRow], study_rows: Sequence[dict[str, str]]
+) -> str:
+    """Which corpus, the two top 20s side by side, and their overlap, as Markdown."""
+    counts = frequency.counts
+    corpus = frequency.corpus.get("description") or frequency.corpus.get("source", "?")
+    lines = [
+        f"corpus: {corpus}; {counts.get('files_matched', 0)} of {counts.get('files_read', 0)} "
+        f"files counted (filter {frequency.file_filter or 'imports'}, "
+        f"limit {frequency.limit if frequency.limit is not None else 'none'})",
+        "",
+    ]
+    for count in ("uses", "identifier_uses"):
+        found, listed = top_overlap(rows, count)
+        lines.append(
+            f"- study's top 20 in this ranking's top 20 by {count}: {found} of the {listed} "
+            "the study lists"
+        )
+    by_rank = {
+        int(r["frequency_rank"]): r["function"]
+        for r in study_rows
+        if r["framework"] == frequency.framework and r["stratum"] == "top20"
+    }
+    uses, identifiers = _ours(frequency, "uses", 20), _ours(frequency, "identifier_uses", 20)
+    lines += [
+        "",
+        "| rank | here, by uses | here, by identifier uses | study (not listed: excluded) |",
+        "| ---: | --- | --- | --- |",
+    ]
+    for rank in range(1, 21):
+        cells = [
+            uses[rank - 1] if rank <= len(uses) else "",
+            identifiers[rank - 1] if rank <= len(identifiers) else "",
+            by_rank.get(rank, ""),
+        ]
+        lines.append(f"| {rank} | " + " | ".join(f"`{c}`" if c else "" for c in cells) + " |")
+    return "\n".join(lines) + "\n\n"
+
+
 def main(argv: Sequence[str] | None = None) -> int:
     """Print the comparison table for one frequency file."""
     parser = argparse.ArgumentParser(prog="python -m portbench.sampling.compare")
@@ -114,7 +169,8 @@ def main(argv: Sequence[str] | None = None) -> int:
             study_rows = list(csv.DictReader(handle))
     except OSError:
         raise UsageError(f"{args.study}: cannot read the study's functions.csv") from None
-    sys.stdout.write(render_markdown(compare_strata(frequency, aliases, study_rows)))
+    rows = compare_strata(frequency, aliases, study_rows)
+    sys.stdout.write(render_summary(frequency, rows, study_rows) + render_markdown(rows))
     return 0
 
 

@@ -2,11 +2,12 @@
 
 from __future__ import annotations
 
+import gzip
 import hashlib
 import json
 import subprocess
 import tempfile
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
@@ -18,6 +19,7 @@ from ..cellrun import BuildOptions, choose_backend
 from ..errors import CellFailed, ResultsError, UsageError
 from ..paths import runners_dir
 from ..results.safeio import read_bounded
+from .provenance import cell_identity, portbench_identity
 
 __all__ = [
     "ENUMERATION_SCHEMA",
@@ -32,6 +34,7 @@ __all__ = [
 #: Schema history: 1 — first version (names with kind, module, aliases; rules; provenance).
 ENUMERATION_SCHEMA = 1
 KINDS = ("function", "class", "method")
+GZIP_MAGIC = b"\x1f\x8b"
 
 
 @dataclass(frozen=True)
@@ -54,6 +57,15 @@ class Enumeration:
     version: str
     python: str
     names: tuple[EnumeratedName, ...]
+    provenance: dict[str, Any] = field(default_factory=dict)
+    """The walker's and the host's record: ``cell`` (profile, backend, image, lock) and
+    ``portbench`` (version, commit) where the file was made by this version or later."""
+
+    @property
+    def cell(self) -> dict[str, Any]:
+        """The cell that walked the API; empty for files older than this record."""
+        cell = self.provenance.get("cell")
+        return dict(cell) if isinstance(cell, dict) else {}
 
 
 #: Wall-clock limit of one walk, whichever way it runs (the docker backend's own
@@ -113,6 +125,7 @@ def cell_python(
 
 
 def _run_interpreter(interpreter: str, framework: str, args: list[str], pinned: bool) -> None:
+    """Run the walker with ``interpreter``; a failure is one sentence (its last line)."""
     try:
         done = subprocess.run(
             runner_argv(interpreter, *args),
@@ -146,31 +159,53 @@ MAX_LISTING_BYTES = 256 << 20
 
 
 def _run_container(
-    chosen: Backend, prepared: PreparedEnvironment, framework: str, out: Path, walk: WalkOptions
-) -> None:
+    chosen: Backend, prepared: PreparedEnvironment, framework: str, work: Path, walk: WalkOptions
+) -> bytes:
     # In a container the runner is mounted read-only and one fresh folder is writable: the
     # walker writes its listing there, and the host reads it as untrusted input (no link
-    # followed, its size bounded) before writing it where the user asked.
-    with tempfile.TemporaryDirectory(prefix="portbench-enumerate-") as folder:
-        work = Path(folder) / "out"
-        work.mkdir()
-        status = chosen.run_tool(
-            prepared, walk.args(framework, "/portbench/run/enumeration.json"), work
+    # followed, its size bounded).
+    status = chosen.run_tool(
+        prepared, walk.args(framework, "/portbench/run/enumeration.json"), work
+    )
+    try:
+        listing = read_bounded(work / "enumeration.json", MAX_LISTING_BYTES)
+    except (OSError, ResultsError):
+        listing = None
+    if status != 0 or listing is None:
+        log = work.parent / f"{work.name}.log"
+        lines = log.read_text(errors="replace").strip().splitlines() if log.exists() else []
+        tail = lines[-1] if lines else "(no output)"
+        raise CellFailed(
+            f"enumerating {framework} in {prepared.description} failed: {tail}",
+            exit_status=status,
         )
-        try:
-            listing = read_bounded(work / "enumeration.json", MAX_LISTING_BYTES)
-        except (OSError, ResultsError):
-            listing = None
-        if status != 0 or listing is None:
-            log = Path(folder) / "out.log"
-            lines = log.read_text(errors="replace").strip().splitlines() if log.exists() else []
-            tail = lines[-1] if lines else "(no output)"
-            raise CellFailed(
-                f"enumerating {framework} in {prepared.description} failed: {tail}",
-                exit_status=status,
-            )
-        with open(out, "xb") as handle:
-            handle.write(listing)
+    return listing
+
+
+def _write_with_provenance(listing: bytes, out: Path, cell: dict[str, Any], where: str) -> None:
+    """Write the walker's listing to ``out`` (never overwritten) with the host's provenance
+    added: the walker knows its interpreter, only the host knows the cell's profile, image
+    and lock, and the portbench commit that ran it."""
+    try:
+        doc = json.loads(listing)
+    except ValueError:
+        doc = None
+    if not isinstance(doc, dict):
+        raise CellFailed(f"enumerating in {where} left a listing that is not a JSON object")
+    provenance = doc.get("provenance")
+    doc["provenance"] = {
+        **(provenance if isinstance(provenance, dict) else {}),
+        "cell": cell,
+        "portbench": portbench_identity(),
+    }
+    try:
+        with open(out, "x", encoding="utf-8") as handle:
+            json.dump(doc, handle, indent=1)
+            handle.write("\n")
+    except FileExistsError:
+        raise UsageError(
+            f"{out} exists; choose a new --out file (nothing is overwritten)"
+        ) from None
 
 
 def run_enumeration(
@@ -198,15 +233,22 @@ def run_enumeration(
     walk = WalkOptions(members, import_submodules, import_timeout_s)
     build = build or BuildOptions(base=base)
     chosen, prepared = cell_python(framework, profile, python, backend, console, build)
-    if prepared.python is not None:
-        pinned = prepared.backend == "venv"
-        _run_interpreter(
-            prepared.python, framework, walk.args(framework, str(out.resolve())), pinned
-        )
-        return out
-    if chosen is None:
-        raise UsageError("--python names an interpreter, not a container; drop --backend")
-    _run_container(chosen, prepared, framework, out, walk)
+    cell = cell_identity(framework, profile, prepared)
+    with tempfile.TemporaryDirectory(prefix="portbench-enumerate-") as folder:
+        work = Path(folder) / "out"
+        work.mkdir()
+        if prepared.python is not None:
+            listing_path = work / "enumeration.json"
+            pinned = prepared.backend == "venv"
+            _run_interpreter(
+                prepared.python, framework, walk.args(framework, str(listing_path)), pinned
+            )
+            listing = read_bounded(listing_path, MAX_LISTING_BYTES)
+        elif chosen is None:
+            raise UsageError("--python names an interpreter, not a container; drop --backend")
+        else:
+            listing = _run_container(chosen, prepared, framework, work, walk)
+        _write_with_provenance(listing, out, cell, prepared.description)
     return out
 
 
@@ -240,9 +282,14 @@ def load_enumeration(path: Path) -> Enumeration:
             f"{path}: cannot read the enumeration file; run portbench enumerate first"
         ) from None
     try:
-        doc = json.loads(data)
-    except ValueError:
-        raise ResultsError(f"{path}: not JSON; regenerate it with portbench enumerate") from None
+        # Enumerations are kept gzipped in tests/data/: read them as they are.
+        text = gzip.decompress(data) if data[:2] == GZIP_MAGIC else data
+        doc = json.loads(text)
+    except (ValueError, OSError, EOFError):
+        # A TOML manifest or a CSV passed by mistake: the user's file, not a damaged result.
+        raise UsageError(
+            f"{path}: not JSON, so not an enumeration file; pass the output of portbench enumerate"
+        ) from None
     if not isinstance(doc, dict) or doc.get("kind") != "enumeration":
         raise UsageError(
             f"{path}: not an enumeration file (kind {doc.get('kind')!r})"
@@ -261,4 +308,5 @@ def load_enumeration(path: Path) -> Enumeration:
         version=str(doc.get("version", "")),
         python=str(doc.get("python", "")),
         names=_names(doc.get("names"), path),
+        provenance=dict(doc["provenance"]) if isinstance(doc.get("provenance"), dict) else {},
     )

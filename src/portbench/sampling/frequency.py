@@ -11,7 +11,7 @@ import hashlib
 import json
 import time
 from collections import Counter
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
@@ -21,18 +21,22 @@ from rich.progress import Progress, SpinnerColumn, TextColumn, TimeElapsedColumn
 from ..errors import ResultsError, UsageError
 from .corpus import CorpusSource, file_sha256
 from .enumerate import Enumeration
+from .provenance import portbench_identity
 from .usage import NameIndex, count_file
 
 __all__ = [
     "FREQUENCY_SCHEMA",
     "Frequency",
     "NameFrequency",
+    "corpus_description",
     "count_corpus",
     "load_frequency",
     "write_frequency",
 ]
 
 #: Schema history: 1 — first version (uses and identifier_uses per name; corpus hash).
+#: Added since, optional (readers of schema 1 ignore them): ``portbench`` (version, commit),
+#: ``enumeration.cell`` (the walk's profile, image, lock), the corpus's study/stand-in role.
 FREQUENCY_SCHEMA = 1
 MAX_FILE_BYTES = 1_000_000
 _REFRESH_FILES = 250
@@ -58,6 +62,10 @@ class Frequency:
     corpus: dict[str, Any]
     enumeration: dict[str, Any]
     names: tuple[NameFrequency, ...]
+    counts: dict[str, int] = field(default_factory=dict)
+    file_filter: str | None = None
+    """``imports`` or ``study``; None in files written before the choice existed (imports)."""
+    limit: int | None = None
 
 
 def _progress(console: Console) -> Progress:
@@ -78,8 +86,11 @@ def count_corpus(
     console: Console | None = None,
     limit: int | None = None,
     max_file_bytes: int = MAX_FILE_BYTES,
+    file_filter: str = "imports",
 ) -> dict[str, Any]:
-    """Stream ``corpus`` and return the frequency document for ``enumeration``'s names."""
+    """Stream ``corpus`` and return the frequency document for ``enumeration``'s names;
+    ``file_filter`` picks the files counted (``usage.FILE_FILTERS``), ``limit`` stops
+    after that many kept files (a slice of a large corpus)."""
     index = NameIndex.build(enumeration.framework, ((n.name, n.aliases) for n in enumeration.names))
     uses: Counter[str] = Counter()
     identifiers: Counter[str] = Counter()
@@ -100,7 +111,7 @@ def count_corpus(
             if len(source.data) > max_file_bytes:
                 counts["files_too_large"] += 1
                 continue
-            usage = count_file(source.data, index)
+            usage = count_file(source.data, index, file_filter)
             if usage is not None:
                 counts["files_matched"] += 1
                 counts[f"files_{usage.method}"] += 1
@@ -125,15 +136,23 @@ def count_corpus(
         )
     if counts["files_read"] == 0:
         raise UsageError(f"{corpus.source}: no Python files found; check the corpus path")
+    description = corpus_description(corpus)
     corpus_info: dict[str, Any] = {
         "source": corpus.source,
         "kind": corpus.kind,
+        "study_corpus": corpus.is_study_corpus,
+        "description": description,
         "sha256": corpus_hash.hexdigest(),
     }
-    if corpus.kind in ("zip", "tar"):
+    if corpus.kind in ("zip", "tar", "rows"):
         corpus_info["archive_sha256"] = file_sha256(Path(corpus.source))
-    if corpus.kind == "dataset":
-        corpus_info.update(split=corpus.split, text_field=corpus.text_field)
+    if corpus.kind in ("dataset", "rows"):
+        corpus_info.update(
+            split=corpus.split,
+            text_field=corpus.text_field,
+            revision=corpus.revision,
+            datasets_version=_datasets_version(),
+        )
     return {
         "schema": FREQUENCY_SCHEMA,
         "kind": "frequency",
@@ -144,9 +163,13 @@ def count_corpus(
             "sha256": enumeration.sha256,
             "version": enumeration.version,
             "python": enumeration.python,
+            # Which cell walked the API (profile, image, lock); None for older files.
+            "cell": enumeration.cell or None,
         },
+        "portbench": portbench_identity(),
         "corpus": corpus_info,
-        "filter": index.import_pattern.pattern.decode(),
+        "filter": index.pattern(file_filter).pattern.decode(),
+        "file_filter": file_filter,
         "limit": limit,
         "counts": {k: counts[k] for k in sorted(counts)},
         "elapsed_s": round(elapsed, 3),
@@ -160,6 +183,29 @@ def count_corpus(
             for n in enumeration.names
         ],
     }
+
+
+def _datasets_version() -> str | None:
+    try:
+        from importlib.metadata import version
+
+        return version("datasets")
+    except Exception:  # not installed, or metadata unreadable: nothing to record
+        return None
+
+
+def corpus_description(corpus: CorpusSource) -> str:
+    """One phrase saying which corpus a count (and any table made from it) came from."""
+    if corpus.is_study_corpus:
+        return f"CodeParrot-clean, the study's corpus ({corpus.source}), streamed"
+    what = {
+        "directory": "folder",
+        "zip": "archive",
+        "tar": "archive",
+        "dataset": "dataset",
+        "rows": "local row file",
+    }[corpus.kind]
+    return f"{what} {corpus.source}: an offline stand-in, not the study's CodeParrot-clean"
 
 
 def write_frequency(path: Path, document: dict[str, Any]) -> None:
@@ -184,7 +230,9 @@ def load_frequency(path: Path) -> Frequency:
             f"{path}: cannot read the frequency file; run portbench frequency first"
         ) from None
     except ValueError:
-        raise ResultsError(f"{path}: not JSON; regenerate it with portbench frequency") from None
+        raise UsageError(
+            f"{path}: not JSON, so not a frequency file; pass the output of portbench frequency"
+        ) from None
     if not isinstance(doc, dict) or doc.get("kind") != "frequency":
         raise UsageError(f"{path}: not a frequency file; pass the output of portbench frequency")
     if doc.get("schema") != FREQUENCY_SCHEMA:
@@ -208,4 +256,7 @@ def load_frequency(path: Path) -> Frequency:
         corpus=dict(doc.get("corpus", {})),
         enumeration=dict(doc.get("enumeration", {})),
         names=names,
+        counts=dict(doc.get("counts") or {}),
+        file_filter=doc.get("file_filter"),
+        limit=doc.get("limit"),
     )

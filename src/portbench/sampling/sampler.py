@@ -11,7 +11,9 @@ pure function of the frequencies and the seed:
 * each decile's draw is a permutation of that decile seeded by ``(seed, decile)``: the
   sample takes its head, and a replacement takes the next name in it, so one decile's
   replacements never move another decile's picks;
-* the top names are excluded from the decile pools, so no name is sampled twice.
+* the top names are excluded from the decile pools, so no name is sampled twice;
+* a stratum whose pool holds fewer names than asked gets what there is, and says so
+  (``Sample.strata``: asked, pool, got), so a short sample is never passed off as full.
 """
 
 from __future__ import annotations
@@ -23,7 +25,16 @@ from dataclasses import dataclass, replace
 
 from ..errors import UsageError
 
-__all__ = ["Pick", "Ranked", "Replacement", "Sample", "decile_of", "draw_sample", "rank_names"]
+__all__ = [
+    "Pick",
+    "Ranked",
+    "Replacement",
+    "Sample",
+    "StratumCount",
+    "decile_of",
+    "draw_sample",
+    "rank_names",
+]
 
 DECILES = tuple(range(10, 0, -1))
 
@@ -64,6 +75,22 @@ class Replacement:
 
 
 @dataclass(frozen=True)
+class StratumCount:
+    """What one stratum was asked for and what it got: ``top<k>`` or a decile as text."""
+
+    stratum: str
+    asked: int
+    pool: int
+    """Names the stratum could draw from (for a decile: its names outside the top)."""
+    got: int
+
+    @property
+    def short(self) -> bool:
+        """Fewer names than asked: the corpus ranked too few names for this stratum."""
+        return self.got < self.asked
+
+
+@dataclass(frozen=True)
 class Sample:
     """The drawn sample and its parameters."""
 
@@ -73,6 +100,18 @@ class Sample:
     top: int
     per_decile: int
     ranked: int
+    strata: tuple[StratumCount, ...] = ()
+    """Top first, then deciles 10 down to 1."""
+
+    @property
+    def asked(self) -> int:
+        """How many names the strata asked for together."""
+        return sum(s.asked for s in self.strata)
+
+    @property
+    def short_strata(self) -> tuple[StratumCount, ...]:
+        """The strata that got fewer names than asked."""
+        return tuple(s for s in self.strata if s.short)
 
 
 def decile_of(rank: int, total: int) -> int:
@@ -120,12 +159,14 @@ def draw_sample(
         raise UsageError("--top and --per-decile must be zero or more")
     top_label = f"top{top}"
     picks = {e.name: _pick(e, top_label) for e in ranked[:top]}
+    strata = [StratumCount(top_label, top, len(ranked), len(picks))]
     queues: dict[int, list[Ranked]] = {}
     for decile in DECILES:
         pool = [e for e in ranked[top:] if e.decile == decile]
         queues[decile] = random.Random(f"portbench:{seed}:{decile}").sample(pool, len(pool))
         for entry in queues[decile][:per_decile]:
             picks[entry.name] = _pick(entry, str(decile))
+        strata.append(StratumCount(str(decile), per_decile, len(pool), min(per_decile, len(pool))))
         del queues[decile][:per_decile]
     done: list[Replacement] = []
     for name, reason in replacements:
@@ -154,4 +195,4 @@ def draw_sample(
             p.rank,
         ),
     )
-    return Sample(tuple(ordered), tuple(done), seed, top, per_decile, len(ranked))
+    return Sample(tuple(ordered), tuple(done), seed, top, per_decile, len(ranked), tuple(strata))

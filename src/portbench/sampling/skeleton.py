@@ -16,7 +16,7 @@ from pathlib import Path
 from ..errors import UsageError
 from .sampler import Sample
 
-__all__ = ["render_skeleton", "write_skeleton"]
+__all__ = ["Value", "render_skeleton", "write_skeleton"]
 
 Value = str | int | bool | list[int]
 
@@ -47,6 +47,16 @@ def render_skeleton(framework: str, sample: Sample, provenance: Mapping[str, Val
         "[provenance]",
         *_table(provenance),
     ]
+    for stratum in sample.strata:
+        lines += ["", "[[provenance.strata]]"]
+        lines += _table(
+            {
+                "stratum": stratum.stratum,
+                "asked": stratum.asked,
+                "pool": stratum.pool,
+                "got": stratum.got,
+            }
+        )
     for gone in sample.replaced:
         lines += ["", "[[provenance.replaced]]"]
         lines += _table(

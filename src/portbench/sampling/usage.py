@@ -8,6 +8,11 @@ last component of an enumerated name (``x.size()`` counts for ``size``), collisi
 
 Files parse with :mod:`ast`; files that do not (Python 2, syntax errors) fall back to
 :mod:`tokenize`, which sees the same tokens without the tree.
+
+Which files count (``FILE_FILTERS``): ``imports`` keeps a file whose import lines name the
+framework and whose imports really bind it; ``study`` keeps every file that the paper's
+own regex matches (appendix 9: ``(from.*torch|import.*torch)`` on any line, so ``import
+torchvision`` and a docstring's "from the torch" match too), as the study did.
 """
 
 from __future__ import annotations
@@ -21,7 +26,9 @@ from collections import Counter
 from collections.abc import Iterable
 from dataclasses import dataclass, field
 
-__all__ = ["FileUsage", "NameIndex", "count_file"]
+__all__ = ["FILE_FILTERS", "FileUsage", "NameIndex", "count_file"]
+
+FILE_FILTERS = ("imports", "study")
 
 
 @dataclass(frozen=True)
@@ -32,6 +39,8 @@ class NameIndex:
     paths: dict[str, str]
     identifiers: frozenset[str]
     import_pattern: re.Pattern[bytes] = field(repr=False)
+    study_pattern: re.Pattern[bytes] = field(repr=False)
+    """The paper's filter as printed: ``(from.*F|import.*F)``, unanchored."""
 
     @classmethod
     def build(cls, framework: str, names: Iterable[tuple[str, Iterable[str]]]) -> NameIndex:
@@ -51,7 +60,12 @@ class NameIndex:
             paths=paths,
             identifiers=frozenset(p.rsplit(".", 1)[-1] for p in paths.values()),
             import_pattern=re.compile(pattern),
+            study_pattern=re.compile(rb"(from.*" + root + rb"|import.*" + root + rb")"),
         )
+
+    def pattern(self, file_filter: str) -> re.Pattern[bytes]:
+        """The regex that picks candidate files for ``file_filter``."""
+        return self.study_pattern if file_filter == "study" else self.import_pattern
 
 
 @dataclass
@@ -84,9 +98,11 @@ def _bind_from(
 class _Resolver:
     """Shared by both readers: turns a dotted chain into a canonical name, if any."""
 
-    def __init__(self, index: NameIndex, usage: FileUsage) -> None:
+    def __init__(self, index: NameIndex, usage: FileUsage, keep_all: bool = False) -> None:
         self.index = index
         self.usage = usage
+        # The study filter counts a file it kept even when its imports bind nothing of F.
+        self.keep_all = keep_all
         self.aliases: dict[str, str] = {}
         self.stars: list[str] = []
 
@@ -155,7 +171,7 @@ def _read_ast(tree: ast.Module, resolver: _Resolver) -> None:
         elif isinstance(node, ast.FunctionDef | ast.AsyncFunctionDef) and node.returns:
             annotations.append(node.returns)
     resolver.finish_imports()
-    if not resolver.usage.imports:
+    if not (resolver.usage.imports or resolver.keep_all):
         return
     # Type annotations name classes without running them: they are not uses.
     skipped = inner | {id(n) for a in annotations for n in ast.walk(a)}
@@ -230,7 +246,7 @@ def _read_tokens(data: bytes, resolver: _Resolver) -> None:
         else:
             code.append(line)
     resolver.finish_imports()
-    if not resolver.usage.imports:
+    if not (resolver.usage.imports or resolver.keep_all):
         return
     for line in code:
         index = 0
@@ -252,17 +268,18 @@ def _read_tokens(data: bytes, resolver: _Resolver) -> None:
             index += 1
 
 
-def count_file(data: bytes, index: NameIndex) -> FileUsage | None:
-    """Count uses in one file, or ``None`` when it does not import the framework."""
-    if not index.import_pattern.search(data):
+def count_file(data: bytes, index: NameIndex, file_filter: str = "imports") -> FileUsage | None:
+    """Count uses in one file, or ``None`` when ``file_filter`` does not keep it."""
+    if not index.pattern(file_filter).search(data):
         return None
     try:
         tree = ast.parse(data)
     except (SyntaxError, ValueError, RecursionError, MemoryError):
         tree = None
-    resolver = _Resolver(index, FileUsage("ast" if tree is not None else "tokenize"))
+    keep_all = file_filter == "study"
+    resolver = _Resolver(index, FileUsage("ast" if tree is not None else "tokenize"), keep_all)
     if tree is not None:
         _read_ast(tree, resolver)
     else:
         _read_tokens(data, resolver)
-    return resolver.usage if resolver.usage.imports else None
+    return resolver.usage if resolver.usage.imports or keep_all else None

@@ -16,6 +16,7 @@ from portbench.cli import main
 from portbench.errors import ManifestError, UsageError
 from portbench.manifest import load_manifest
 from portbench.sampling.corpus import open_corpus
+from portbench.sampling.provenance import portbench_identity
 
 FILES = {
     "pkg/model.py": "import torch\nimport torch.nn as nn\nx = nn.Linear(1, 2)\ny = torch.cat([x])\n",
@@ -93,7 +94,9 @@ def test_sample_writes_a_parseable_skeleton_with_provenance(
     _frequency(enumeration, corpora["dir"], freq)
     out = tmp_path / "skeleton.toml"
     args = ["sample", "--framework", "torch", "--frequency", str(freq), "--seed", "7"]
-    assert main([*args, "--top", "1", "--per-decile", "1", "--out", str(out)]) == 0
+    # Two ranked names fill the top and one decile: the other nine are short, by consent.
+    small = ["--top", "1", "--per-decile", "1", "--allow-short"]
+    assert main([*args, *small, "--out", str(out)]) == 0
     data = tomllib.loads(out.read_text())
     assert (data["schema"], data["framework"]) == (1, "torch")
     assert [
@@ -103,12 +106,17 @@ def test_sample_writes_a_parseable_skeleton_with_provenance(
         ("torch.cat", "5", 1, 2),  # rank 2 of 2: decile 10 - 1 * 10 // 2
     ]
     provenance = data["provenance"]
+    assert (provenance["sampled"], provenance["asked"], provenance["short"]) == (2, 11, True)
+    assert [(s["stratum"], s["got"]) for s in provenance["strata"]][:2] == [("top1", 1), ("10", 0)]
     assert provenance["seed"] == 7
     assert provenance["corpus"] == str(corpora["dir"])
     assert len(provenance["corpus_sha256"]) == 64
     assert provenance["enumeration_file"] == str(enumeration)
     assert provenance["framework_version"] == "9.9"
-    assert main([*args, "--out", str(out)]) == 2  # never overwritten
+    assert provenance["portbench_version"] == portbench_identity()["version"]
+    assert provenance.get("portbench_commit") == portbench_identity()["commit"]
+    assert "enumeration_profile" not in provenance  # the fixture predates cell provenance
+    assert main([*args, *small, "--out", str(out)]) == 2  # never overwritten
     _curated_skeleton_loads_with_its_provenance(out, tmp_path, provenance)
 
 
@@ -169,6 +177,8 @@ def test_sample_records_replacements(tmp_path: Path) -> None:
     freq.write_text(json.dumps(doc))
     first, second = tmp_path / "a.toml", tmp_path / "b.toml"
     args = ["sample", "--framework", "fw", "--frequency", str(freq), "--seed", "3"]
+    # 200 names: the top 20 are all of decile 10, so it is short (and known to be).
+    args += ["--allow-short"]
     assert main([*args, "--out", str(first)]) == 0
     victim = tomllib.loads(first.read_text())["function"][25]
     assert (
@@ -219,6 +229,36 @@ def test_bad_sample_options_are_one_sentence(
     assert "Traceback" not in err
 
 
+def test_a_corpus_too_small_for_its_strata_is_refused_with_the_counts(
+    enumeration: Path,
+    corpora: dict[str, Path],
+    tmp_path: Path,
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    freq = tmp_path / "freq.json"
+    _frequency(enumeration, corpora["dir"], freq)
+    capsys.readouterr()
+    out = tmp_path / "skeleton.toml"
+    args = ["sample", "--framework", "torch", "--frequency", str(freq), "--seed", "7"]
+    assert main([*args, "--out", str(out)]) == 2
+    captured = capsys.readouterr()
+    # Two names ranked (Linear 2 uses, cat 1): the default top 20 takes both, no decile gets any.
+    strata = "top20 2/20, 10 0/5, 9 0/5, 8 0/5, 7 0/5, 6 0/5, 5 0/5, 4 0/5, 3 0/5, 2 0/5, 1 0/5"
+    assert f"strata (got of asked): {strata}" in captured.out
+    assert (
+        "the sample holds 2 of the 70 names asked (top20 got 2 of 20, 10 got 0 of 5" in captured.err
+    )
+    assert "2 ranked in all" in captured.err
+    assert "--allow-short" in captured.err
+    assert "Traceback" not in captured.err
+    assert not out.exists()
+    assert main([*args, "--allow-short", "--out", str(out)]) == 0
+    captured = capsys.readouterr()
+    assert "warning: the sample holds 2 of the 70 names asked" in captured.err
+    assert "2 of 70 functions asked" in captured.out
+    assert tomllib.loads(out.read_text())["provenance"]["short"] is True
+
+
 def test_dataset_names_need_the_datasets_library(monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setitem(sys.modules, "datasets", None)  # import datasets -> ImportError
     corpus = open_corpus("codeparrot/codeparrot-clean")
@@ -234,3 +274,51 @@ def test_unknown_corpus_paths_are_refused(tmp_path: Path) -> None:
     odd.write_bytes(b"x")
     with pytest.raises(UsageError, match="unknown corpus file type"):
         open_corpus(str(odd))
+
+
+def test_the_top_using_up_a_decile_is_reported(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """200 ranked names: decile 10 is exactly the 20 most used, all taken by the top 20."""
+    freq = tmp_path / "freq.json"
+    names = [
+        {"name": f"fw.n{i:03d}", "kind": "function", "uses": i, "identifier_uses": i}
+        for i in range(1, 201)
+    ]
+    doc = {"schema": 1, "kind": "frequency", "framework": "fw", "corpus": {}, "enumeration": {}}
+    freq.write_text(json.dumps({**doc, "names": names}))
+    args = ["sample", "--framework", "fw", "--frequency", str(freq), "--seed", "3"]
+    assert main([*args, "--out", str(tmp_path / "s.toml")]) == 2
+    captured = capsys.readouterr()
+    assert "top20 20/20, 10 0/5, 9 5/5" in captured.out
+    assert "65 of the 70 names asked (10 got 0 of 5;" in captured.err
+    # Asking for a top that leaves decile 10 five names gives the full sample.
+    assert main([*args, "--top", "15", "--out", str(tmp_path / "s.toml")]) == 0
+    assert "65 of 65 functions asked" in capsys.readouterr().out
+
+
+def test_the_enumerations_cell_travels_to_the_frequency_and_the_skeleton(
+    enumeration: Path, corpora: dict[str, Path], tmp_path: Path
+) -> None:
+    doc = json.loads(enumeration.read_text())
+    cell = {
+        "profile": "paper-nearest",
+        "backend": "docker",
+        "image": {"id": "sha256:b0b4", "tag": "portbench/jax-cpu:paper-nearest-b0b4"},
+        "lock": "images/locks/paper-nearest/torch-cpu.txt",
+        "lock_sha256": "ab" * 32,
+    }
+    doc["provenance"] = {"cell": cell}
+    enumeration.write_text(json.dumps(doc))
+    freq = tmp_path / "freq.json"
+    written = _frequency(enumeration, corpora["dir"], freq)
+    assert written["enumeration"]["cell"] == cell  # type: ignore[index]
+    assert written["portbench"] == portbench_identity()
+    out = tmp_path / "s.toml"
+    args = ["sample", "--framework", "torch", "--frequency", str(freq), "--seed", "1"]
+    assert main([*args, "--allow-short", "--out", str(out)]) == 0
+    provenance = tomllib.loads(out.read_text())["provenance"]
+    assert provenance["enumeration_profile"] == "paper-nearest"
+    assert provenance["enumeration_image"] == "portbench/jax-cpu:paper-nearest-b0b4"
+    assert provenance["enumeration_image_id"] == "sha256:b0b4"
+    assert provenance["enumeration_lock_sha256"] == "ab" * 32

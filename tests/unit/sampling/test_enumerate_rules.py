@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import hashlib
 import json
 import subprocess
 import sys
@@ -16,6 +17,7 @@ from portbench.backends.venv import VenvBackend
 from portbench.errors import CellFailed, ResultsError, UsageError
 from portbench.sampling import enumerate as enumerate_module
 from portbench.sampling.enumerate import load_enumeration, run_enumeration
+from portbench.sampling.provenance import cell_identity, portbench_identity
 
 FAKE = {
     "fakefw/__init__.py": """
@@ -28,6 +30,19 @@ FAKE = {
 
         __version__ = "1.0"
         VERSION_CONSTANT = 3
+
+        class _FakeNumpyDtype:
+            itemsize = 4
+
+        _FakeNumpyDtype.__module__ = "numpy.dtypes"
+
+        class _ScalarMeta(type):
+            pass
+
+        # As jax.numpy.float32: a class made by a metaclass, holding a NumPy dtype.
+        float32 = _ScalarMeta("float32", (object,), {"dtype": _FakeNumpyDtype()})
+        # Made by a metaclass too, but no dtype: a class like any other.
+        Registry = _ScalarMeta("Registry", (object,), {})
 
         def _private():
             pass
@@ -125,6 +140,7 @@ def test_public_paths_aliases_and_exclusions(fake_root: Path, tmp_path: Path) ->
     assert done.returncode == 0, done.stderr
     names = _names(out)
     assert set(names) == {
+        "fakefw.Registry",
         "fakefw.Tensor",
         "fakefw.add",
         "fakefw.helper",
@@ -157,6 +173,7 @@ def test_document_carries_schema_version_and_skips(fake_root: Path, tmp_path: Pa
     assert doc["skipped"]["module_alias"] == 1
     assert doc["skipped"]["foreign_object"] == 1  # os.path.join
     assert doc["skipped"]["not_callable"] >= 1  # VERSION_CONSTANT
+    assert doc["skipped"]["dtype"] == 1  # float32: a scalar type, not a function or class
     assert doc["provenance"]["executable"] == sys.executable
 
 
@@ -218,7 +235,7 @@ def test_host_runs_the_walker_and_reads_it_back(
     out = run_enumeration("fakefw", "host", tmp_path / "enum.json", python=sys.executable)
     enumeration = load_enumeration(out)
     assert enumeration.framework == "fakefw"
-    assert len(enumeration.names) == 8
+    assert len(enumeration.names) == 9
     with pytest.raises(UsageError, match="exists"):
         run_enumeration("fakefw", "host", out, python=sys.executable)
 
@@ -275,7 +292,7 @@ def test_venv_backend_runs_the_walker_in_the_cells_interpreter(
     assert asked == [("fakefw", "cpu", "current")]
     doc = json.loads(out.read_text())
     assert doc["provenance"]["executable"] == str(python)
-    assert len(doc["names"]) == 8
+    assert len(doc["names"]) == 9
 
 
 class _FakeContainerBackend:
@@ -291,7 +308,8 @@ class _FakeContainerBackend:
         self.args: list[str] = []
 
     def prepare(self, framework: str, flavor: str, profile: str) -> PreparedEnvironment:
-        return PreparedEnvironment(backend="docker", description="container fake:tag", image={})
+        image = {"id": "sha256:f00d", "tag": "fake:tag"}
+        return PreparedEnvironment(backend="docker", description="container fake:tag", image=image)
 
     def run_tool(self, prepared: PreparedEnvironment, args: list[str], run_dir: Path) -> int:
         self.args = args
@@ -336,7 +354,15 @@ def test_container_backend_gets_the_walk_and_its_output_comes_back(
         "--import-timeout",
         "5",
     ]
-    assert load_enumeration(out).framework == "fakefw"
+    enumeration = load_enumeration(out)
+    assert enumeration.framework == "fakefw"
+    # The host adds what only it knows: the cell (profile, image) and the portbench commit.
+    assert enumeration.cell["profile"] == "current"
+    assert enumeration.cell["backend"] == "docker"
+    assert enumeration.cell["image"] == {"id": "sha256:f00d", "tag": "fake:tag"}
+    assert enumeration.cell["lock"] is None  # no lock exists for a fake framework
+    assert enumeration.provenance["portbench"] == portbench_identity()
+    assert enumeration.provenance["tool"] == "portbench_runner.enumerate_api"  # walker's kept
     failing = _FakeContainerBackend(fake_root, status=3)
     monkeypatch.setattr(enumerate_module, "choose_backend", lambda *a, **k: failing)
     with pytest.raises(CellFailed, match="in container fake:tag failed") as caught:
@@ -379,3 +405,78 @@ def test_enumerate_refuses_contradictory_options_in_one_sentence(
     assert sentence in err
     assert "Traceback" not in err
     assert not out.exists()
+
+
+def test_an_unknown_framework_is_named_as_such(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    from portbench.cli import main
+
+    out = tmp_path / "enum.json"
+    assert main(["enumerate", "--framework", "mxnet", "--profile", "paper", "--out", str(out)]) == 2
+    err = capsys.readouterr().err.strip()
+    assert "unknown framework 'mxnet' (known: torch, tensorflow, jax" in err
+    assert "lock" not in err
+    assert not out.exists()
+
+
+@pytest.mark.parametrize("content", ["schema = 1\nframework = 'torch'\n", "a,b\n1,2\n", ""])
+def test_a_file_that_is_not_json_is_a_usage_error(
+    content: str, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """A manifest (TOML) passed as the enumeration is the user's mistake: exit 2, not 8."""
+    from portbench.cli import main
+
+    wrong = tmp_path / "manifest.toml"
+    wrong.write_text(content)
+    corpus = tmp_path / "corpus"
+    corpus.mkdir()
+    args = ["frequency", "--corpus", str(corpus), "--enumeration", str(wrong)]
+    assert main([*args, "--out", str(tmp_path / "f.json")]) == 2
+    err = capsys.readouterr().err.strip()
+    assert "not JSON, so not an enumeration file" in err
+    assert "Traceback" not in err
+    freq_args = ["sample", "--framework", "torch", "--frequency", str(wrong), "--seed", "1"]
+    assert main([*freq_args, "--out", str(tmp_path / "s.toml")]) == 2
+    assert "not JSON, so not a frequency file" in capsys.readouterr().err
+
+
+def test_a_gzipped_enumeration_is_read_as_it_is(fake_root: Path, tmp_path: Path) -> None:
+    import gzip
+
+    out = tmp_path / "enum.json"
+    assert _enumerate(fake_root, out).returncode == 0
+    packed = tmp_path / "enum.json.gz"
+    packed.write_bytes(gzip.compress(out.read_bytes()))
+    assert load_enumeration(packed).names == load_enumeration(out).names
+
+
+def test_a_pinned_cell_names_its_lock_and_portbench_its_commit() -> None:
+    from portbench import __version__
+    from portbench.paths import project_root
+
+    prepared = PreparedEnvironment(
+        backend="docker",
+        description="image portbench/jax-cpu:paper-nearest-x",
+        image={"id": "sha256:1", "tag": "portbench/jax-cpu:paper-nearest-x"},
+    )
+    cell = cell_identity("jax", "paper-nearest", prepared)
+    lock = project_root() / "images" / "locks" / "paper-nearest" / "jax-cpu.txt"
+    assert cell["lock"] == "images/locks/paper-nearest/jax-cpu.txt"
+    assert cell["lock_sha256"] == hashlib.sha256(lock.read_bytes()).hexdigest()
+    # An interpreter named by hand (--python) is not the lock's environment: no lock named.
+    by_hand = PreparedEnvironment(backend="python", description="x", python=sys.executable)
+    assert cell_identity("jax", "paper-nearest", by_hand)["lock"] is None
+    identity = portbench_identity()
+    assert identity["version"] == __version__
+    head = subprocess.run(
+        ["git", "-C", str(project_root()), "rev-parse", "HEAD"],
+        capture_output=True,
+        text=True,
+        check=False,
+    )
+    if head.returncode == 0:
+        assert identity["commit"] == head.stdout.strip()
+        assert isinstance(identity["dirty"], bool)
+    else:
+        assert identity["commit"] is None

@@ -58,6 +58,13 @@ def test_strata_sizes_and_no_duplicates(
     for decile in range(1, 11):
         available = sum(1 for r in rest if r.decile == decile)
         assert strata.get(str(decile), 0) == min(per, available)
+    # What each stratum reports is what it holds, and short is exactly "fewer than asked".
+    reported = {s.stratum: s for s in sample.strata}
+    assert [s.stratum for s in sample.strata] == [f"top{top}", *map(str, range(10, 0, -1))]
+    assert all(reported[k].got == strata.get(k, 0) for k in reported)
+    assert sum(s.got for s in sample.strata) == len(names)
+    assert sample.asked == top + 10 * per
+    assert bool(sample.short_strata) == (len(names) < sample.asked)
     by_name = {r.name: r for r in ranked}
     for pick in sample.picks:
         if not pick.stratum.startswith("top"):
