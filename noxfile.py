@@ -135,7 +135,7 @@ def perf(session: nox.Session) -> None:
 @nox.session(python=PYTHON)
 def tests(session: nox.Session) -> None:
     """The test suite, with real frameworks for the rules and manifest tests."""
-    _install(session, "test")
+    _install(session, "test", "corpus")
     _install_frameworks(session)
     session.run("pytest", *(session.posargs or ["-q"]))
 
