@@ -1,12 +1,15 @@
 """Cold and warm timing of one callable, synchronized, with standard-library statistics.
 
-Warm sampling stops when the estimate is good enough (``mode: adaptive``, the default): once
-``adaptive_min_samples`` blocks are in, it stops as soon as the distribution-free 95%
-confidence interval of the median is within ``ci_target_rel`` of the median (as pyperf and
-torch.utils.benchmark's adaptive_autorange stop on what they see), or at a cap: the time
-budget, ``max_samples``, or ``max_warm_s``. ``mode: fixed`` samples until the budget is spent
-(portbench before adaptive stopping), for comparisons. Either way the record says why it
-stopped, how wide the interval was, and keeps the per-call times of the samples.
+Warm sampling stops when the estimate is good enough (``mode: adaptive``, the default): after
+a short discarded warm-up (``warmup_s``: the first blocks after calibration run slower while
+caches, allocators and thread pools settle), and once ``adaptive_min_samples`` blocks are in,
+it stops as soon as the distribution-free 95% confidence interval of the median is within
+``ci_target_rel`` of the median (as pyperf and torch.utils.benchmark's adaptive_autorange stop
+on what they see), or at a cap: ``adaptive_budget_s`` of sampling, ``adaptive_max_samples``,
+or ``max_warm_s``. A capped case whose interval is still wider than the target is marked
+noisy. ``mode: fixed`` samples until ``warm_budget_s`` is spent or ``max_samples`` are in, with
+no warm-up (portbench before adaptive stopping), for comparisons. Either way the record says
+why it stopped, how wide the interval was, and keeps the per-call times of the samples.
 """
 
 from __future__ import annotations
@@ -26,7 +29,12 @@ DEFAULT_TIMING: TimingSettings = {
     "mode": "adaptive",
     "ci_target_rel": 0.02,
     "adaptive_min_samples": 10,
-    # Warm samples are taken until this much time was spent (and min_samples reached)...
+    # adaptive: discarded blocks after calibration, then at most this many samples and this
+    # much sampling time (pyperf's default is 60 values; asv's about ten 10 ms samples).
+    "warmup_s": 0.01,
+    "adaptive_max_samples": 100,
+    "adaptive_budget_s": 0.1,
+    # fixed: warm samples are taken until this much time was spent (and min_samples)...
     "warm_budget_s": 0.25,
     "min_samples": 3,
     "max_samples": 200,
@@ -154,12 +162,19 @@ def time_call(
             break
         n = int(min(conf["max_calls_per_block"], n * 2))
     adaptive = conf.get("mode", "adaptive") == "adaptive"
+    if adaptive:
+        # Warm-up: blocks run and discarded until warmup_s has passed (at least one block).
+        warmup_spent = 0.0
+        while warmup_spent < conf["warmup_s"] and calibration_s + warmup_spent < conf["max_warm_s"]:
+            warmup_spent += _run_block(call, sync, n, clock)
     target = float(conf["ci_target_rel"])
     floor = int(conf["adaptive_min_samples"])
+    max_samples = int(conf["adaptive_max_samples"] if adaptive else conf["max_samples"])
+    budget_s = float(conf["adaptive_budget_s"] if adaptive else conf["warm_budget_s"])
     samples: List[float] = []
     spent = 0.0
     stopped_by = "max_samples"
-    while len(samples) < conf["max_samples"]:
+    while len(samples) < max_samples:
         block_s = _run_block(call, sync, n, clock)
         samples.append(block_s)
         spent += block_s
@@ -171,7 +186,7 @@ def time_call(
             if ci is not None and ci <= target:
                 stopped_by = "converged"
                 break
-        if spent >= conf["warm_budget_s"] and len(samples) >= conf["min_samples"]:
+        if spent >= budget_s and len(samples) >= conf["min_samples"]:
             stopped_by = "max_time" if adaptive else "budget"
             break
     timing["warm"] = summarize(

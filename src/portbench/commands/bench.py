@@ -173,7 +173,12 @@ def _new_request(args: argparse.Namespace) -> BenchRequest:
             "new run (e.g. --framework jax --accelerator cpu); to finish an interrupted one, "
             "pass --resume RUN_DIR alone"
         )
-    timing = {"warm_budget_s": args.warm_budget} if args.warm_budget is not None else {}
+    # One budget for both modes: adaptive's time cap and fixed mode's budget.
+    timing = (
+        {"warm_budget_s": args.warm_budget, "adaptive_budget_s": args.warm_budget}
+        if args.warm_budget is not None
+        else {}
+    )
     options = PlanOptions(
         functions=tuple(args.functions),
         cases=tuple(args.case),

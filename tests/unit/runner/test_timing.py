@@ -84,7 +84,7 @@ class SpreadClock(FakeClock):
 
 def test_a_quiet_case_stops_early_with_a_narrow_interval() -> None:
     clock = FakeClock(1e-3)
-    _, timing = time_call(clock.work, lambda _: None, {"warm_budget_s": 10.0}, clock=clock)
+    _, timing = time_call(clock.work, lambda _: None, {"adaptive_budget_s": 10.0}, clock=clock)
     warm = timing["warm"]
     assert warm["stopped_by"] == "converged"
     assert warm["samples"] == 10  # the floor: identical samples converge at once
@@ -96,7 +96,7 @@ def test_a_quiet_case_stops_early_with_a_narrow_interval() -> None:
 def test_a_noisy_case_hits_the_cap_and_is_marked() -> None:
     # Calls alternate between 1x and 3x their cost: the median never settles to 2%.
     clock = SpreadClock(1e-3, [1.0, 3.0, 1.0, 3.0, 3.0])
-    settings = {"warm_budget_s": 10.0, "max_samples": 60, "block_min_s": 0.0}
+    settings = {"adaptive_budget_s": 10.0, "adaptive_max_samples": 60, "block_min_s": 0.0}
     _, timing = time_call(clock.work, lambda _: None, settings, clock=clock)
     warm = timing["warm"]
     assert warm["stopped_by"] == "max_samples"
@@ -117,3 +117,45 @@ def test_median_interval_is_none_when_it_cannot_be_told() -> None:
     assert median_ci_rel([1.0, 1.0]) is None
     assert median_ci_rel([0.0, 0.0, 0.0]) is None
     assert median_ci_rel([1.0] * 5 + [2.0] * 5) > 0.2
+
+
+class SettlingClock(FakeClock):
+    """Calls cost 1.5x while ``slow_calls`` remain (caches and pools settling), then 1x."""
+
+    def __init__(self, cost_s: float, slow_calls: int) -> None:
+        super().__init__(cost_s)
+        self.slow_calls = slow_calls
+
+    def work(self) -> str:
+        self.calls += 1
+        self.now += self.cost_s * (1.5 if self.calls <= self.slow_calls else 1.0)
+        return "out"
+
+
+def test_adaptive_discards_a_warm_up_and_fixed_mode_does_not() -> None:
+    # The cold call, then 15 ms of slow calls: the 10 ms warm-up plus calibration takes
+    # nearly all of them, so the adaptive median is the settled cost.
+    settings = {"block_min_s": 0.0, "warmup_s": 0.014}
+    clock = SettlingClock(1e-3, 11)
+    _, timing = time_call(clock.work, lambda _: None, settings, clock=clock)
+    assert timing["warm"]["median_ms"] == pytest.approx(1.0)
+    # Without the warm-up, the first samples are the slow ones (fixed mode, as before).
+    clock = SettlingClock(1e-3, 11)
+    fixed = {**settings, "mode": "fixed", "max_samples": 12, "warm_budget_s": 10.0}
+    _, timing = time_call(clock.work, lambda _: None, fixed, clock=clock)
+    assert timing["warm"]["samples_ms"][0] == pytest.approx(1.5)
+
+
+def test_adaptive_caps_are_its_own_and_slow_calls_stop_at_its_budget() -> None:
+    # 40 ms calls varying by 20%: the adaptive budget (0.1 s) stops after 3 samples, where
+    # the fixed budget (0.25 s) takes 7; three values spanning 20% are no 2% interval: marked.
+    clock = SpreadClock(0.04, [1.0, 1.2])
+    _, timing = time_call(clock.work, lambda _: None, {"block_min_s": 0.0}, clock=clock)
+    warm = timing["warm"]
+    assert warm["stopped_by"] == "max_time" and warm["samples"] == 3
+    assert warm["ci95_rel"] > 0.02 and warm["noisy"]
+    clock = FakeClock(0.04)
+    _, timing = time_call(
+        clock.work, lambda _: None, {"block_min_s": 0.0, "mode": "fixed"}, clock=clock
+    )
+    assert timing["warm"]["samples"] == 7
