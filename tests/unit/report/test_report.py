@@ -126,3 +126,19 @@ def test_strata_rates_count_partial_and_complete_functions() -> None:
         assert rows["all"][2] == sum(expected.values())
         assert rows["all"][3] == expected["partial"] + expected["complete"]
         assert sum(r[2] for s, r in rows.items() if s != "all") == rows["all"][2]
+
+
+def test_html_navigation_is_grouped_by_section(tmp_path: Path) -> None:
+    from portbench.report.render import SECTIONS, write_html
+    from portbench.report.tables import Table
+
+    names = ["portability", "published-latency", "latency-jax-host-cpu-vs-gpu-h100", "provenance"]
+    tables = [Table(n, n, ["a"], [[1]]) for n in names]
+    page = write_html(tables, tmp_path, "summary").read_text()
+    nav = page[page.index("<nav>") : page.index("</nav>")]
+    lines = nav.split("<div>")[1:]
+    by_section = {line.split("</b>")[0].removeprefix("<b>"): line for line in lines}
+    assert list(by_section) == [s for s, _ in SECTIONS if s in by_section]
+    assert "published-latency" in by_section["The study"]
+    assert "latency-jax-host-cpu-vs-gpu-h100" in by_section["Latency"]
+    assert "portability" in by_section["Portability"]
