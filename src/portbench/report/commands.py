@@ -18,9 +18,10 @@ from .figures import write_figures
 from .latency import generation_pairs, latency_tables, version_tables
 from .load import Cell, load_cell, load_runs
 from .publish import CONTENTS, publish
-from .published import published_latency, published_outcomes, published_strata
+from .published import harness_cases, portbench_beside, published_outcomes, published_strata
 from .render import print_tables, write_files, write_html
 from .study import default_archive, import_study, study_cells_dir
+from .study_latency import published_latency, study_quantity_beside
 from .tables import Table, curation, failures, portability, provenance, strata
 
 __all__ = ["build_report", "register"]
@@ -112,11 +113,14 @@ def all_tables(cells: list[Cell]) -> list[Table]:
     return [
         portability(cells),
         published_outcomes(cells),
+        portbench_beside(cells),
         strata(cells),
         published_strata(cells),
+        harness_cases(cells),
         failures(cells),
         latency_summary,
         checked,
+        study_quantity_beside(cells),
         generation_pairs(cells),
         *version_tables(cells),
         *latency,

@@ -31,6 +31,7 @@ CATEGORY_COLORS = {
     "crash": "#8c564b",
     "fallback": "#e377c2",
     "other": "#7f7f7f",
+    "harness": "#17becf",
 }
 
 

@@ -9,7 +9,7 @@ so a report is reproducible), or, for a single case, the interval between its qu
 Which latency a case has:
 - portbench cells: the warm median of a passed case (its cold first call kept beside it);
 - study cells: the mean of the study's timed calls (compilation included, one call each), for
-  sub-tests that passed or whose outcome the study never recorded. The two kinds are never
+  the sub-tests its own Tables 5-7 use (:func:`.study_timing.usable_timing`). The two kinds are never
   compared with each other: pairs are formed within one profile.
 """
 
@@ -25,6 +25,8 @@ from typing import Any
 
 from ..accelerators import load_accelerators
 from .load import Cell
+from .study_sources import is_study_profile
+from .study_timing import usable_timing
 from .tables import Table
 
 __all__ = [
@@ -40,7 +42,7 @@ __all__ = [
 ]
 
 BOOTSTRAP = 2000
-PROFILE_ORDER = ("paper", "paper-nearest", "current", "host", "study")
+PROFILE_ORDER = ("paper", "paper-nearest", "current", "host", "study", "study-soft")
 
 
 @dataclass(frozen=True)
@@ -79,11 +81,9 @@ def case_latency(record: dict[str, Any]) -> CaseLatency | None:
             bool(warm.get("noisy")),
         )
     study = timing.get("study")
-    usable = record.get("outcome") == "pass" or record.get("study_outcome") == "unrecorded"
-    if study and usable and study.get("mean_ms"):
-        return CaseLatency(
-            float(study["mean_ms"]), None, study.get("q1_ms"), study.get("q3_ms"), False
-        )
+    mean = usable_timing(record)
+    if study and mean is not None:
+        return CaseLatency(mean, None, study.get("q1_ms"), study.get("q3_ms"), False)
     return None
 
 
@@ -182,7 +182,7 @@ def _floor(cell: Cell) -> str:
 
 
 def _kind(cell: Cell) -> str:
-    return "study mean" if cell.profile == "study" else "warm median"
+    return "study mean" if is_study_profile(cell.profile) else "warm median"
 
 
 def _fmt(value: float | None, digits: int = 4) -> str:

@@ -1,28 +1,39 @@
-"""The study's published numbers (paper/published_tables.csv) beside the recount from its own
-imported data (``study`` cells) and beside portbench's cells of the same kind.
+"""The study's published outcome tables (paper/published_tables.csv) three ways: as printed,
+recounted from its own imported data, and recounted without its harness's own errors
+(:mod:`.harness`); portbench's cells of the same kind beside them, apart.
 
 Tables 1, 3 and 8 are function outcome counts, Table 4 failure rates of the top 20 against
-all, Tables 5-7 per-function GPU and TPU latency. Where the study's data cannot give a
-number (no report for the A100), the row says so instead of showing a zero.
+all. Where the study's data cannot give a number (no usable report), the row says so
+instead of showing a zero.
 """
 
 from __future__ import annotations
 
 import csv
-import statistics
-from collections import Counter, defaultdict
+from collections import Counter
 from typing import Any
 
 from ..errors import UsageError
+from ..outcomes import function_outcomes
 from ..paths import project_root
 from .latency import latest_cells
 from .load import Cell
+from .study_sources import is_study_profile
 from .tables import Table
 
-__all__ = ["published_latency", "published_outcomes", "published_rows", "study_method_latency"]
+__all__ = [
+    "harness_cases",
+    "harness_functions",
+    "outcomes_without_harness",
+    "portbench_beside",
+    "published_outcomes",
+    "published_rows",
+    "published_strata",
+]
 
 STUDY_DEVICE = {"gpu": "gpu-t4", "tpu": "tpu-v3", "t4": "gpu-t4", "a100": "gpu-a100"}
-LATENCY_TABLES = {"torch": "Table 5", "tensorflow": "Table 6", "jax": "Table 7"}
+OUTCOME_TABLES = ("Table 8", "Table 1", "Table 3")
+_PPC = ("pass", "partial", "complete")
 
 
 def published_rows(table: str) -> list[dict[str, str]]:
@@ -37,271 +48,243 @@ def published_rows(table: str) -> list[dict[str, str]]:
         ) from None
 
 
-def _counts(cell: Cell) -> Counter[str]:
-    return Counter(cell.function_outcomes().values())
+def outcomes_without_harness(cell: Cell) -> dict[tuple[str, str | None], str]:
+    """Function outcomes with every record the harness rules mark left out (a function whose
+    only sub-tests were the harness's becomes untested, still in the denominator)."""
+    kept = [r for r in cell.records if not r.get("harness")]
+    return function_outcomes(cell.plan or {"functions": []}, kept)
+
+
+def _study_cells(cells: list[Cell]) -> dict[tuple[str, str], Cell]:
+    return {(c.framework, c.accelerator): c for c in latest_cells(cells) if c.profile == "study"}
+
+
+def _has_outcomes(cell: Cell) -> bool:
+    return bool((cell.env or {}).get("study", {}).get("report"))
+
+
+def _format(counts: Counter[str], percent: bool) -> str:
+    if not percent:
+        return "/".join(str(counts[k]) for k in _PPC)
+    tested = sum(counts[k] for k in _PPC)
+    return "/".join(f"{100 * counts[k] / tested:.0f}%" for k in _PPC) if tested else "-"
+
+
+def _printed(row: dict[str, str]) -> str:
+    return "/".join(row[k] for k in ("success", "partial_failure", "complete_failure"))
+
+
+def published_outcomes(cells: list[Cell]) -> Table:
+    """Tables 1, 3 and 8: as printed, recounted, and recounted without harness errors."""
+    table = Table(
+        "published-outcomes",
+        "The study's Tables 1, 3, 8 (pass/partial/complete): printed, recounted, "
+        "recounted without its harness's errors",
+        [
+            "table",
+            "framework",
+            "device",
+            "printed",
+            "recount",
+            "without harness",
+            "harness changes",
+            "note",
+        ],
+        note=(
+            "Table 8 in functions, Tables 1 and 3 in percent of the functions with an outcome. "
+            "Recount: the study's sub-test outcomes from the newest report it ran with its "
+            "standard placement. Without harness: the same, leaving out every sub-test the "
+            "harness rules mark (paper/harness.toml; table study-harness lists each). "
+            "'harness changes': functions whose outcome that changes."
+        ),
+    )
+    study = _study_cells(cells)
+    for name in OUTCOME_TABLES:
+        percent = name != "Table 8"
+        for row in published_rows(name):
+            cell = study.get((row["framework"], STUDY_DEVICE[row["device"]]))
+            printed_note = row.get("note") or ""
+            printed_note = "" if printed_note == "percentages as printed" else printed_note
+            if cell is None or not _has_outcomes(cell):
+                why = (
+                    "the study's data was not imported"
+                    if cell is None
+                    else (cell.env or {}).get("study", {}).get("report_note", "")
+                )
+                table.rows.append(
+                    [name, row["framework"], row["device"], _printed(row), "-", "-", "-", why]
+                )
+                continue
+            recount = Counter(cell.function_outcomes().values())
+            clean = Counter(outcomes_without_harness(cell).values())
+            changed = len(harness_functions(cell))
+            notes = [printed_note] if printed_note else []
+            if not percent:
+                diff = [
+                    recount[k] - int(row[s])
+                    for k, s in zip(_PPC, ("success", "partial_failure", "complete_failure"))
+                ]
+                notes.append("recount - printed: " + "/".join(f"{d:+d}" for d in diff))
+            if recount["untested"] or clean["untested"]:
+                notes.append(f"untested: {recount['untested']} / {clean['untested']}")
+            table.rows.append(
+                [
+                    name,
+                    row["framework"],
+                    row["device"],
+                    _printed(row),
+                    _format(recount, percent),
+                    _format(clean, percent),
+                    changed,
+                    "; ".join(notes),
+                ]
+            )
+    return table
+
+
+def harness_functions(cell: Cell) -> dict[tuple[str, str | None], tuple[str, str]]:
+    """Functions whose outcome the harness records change: key -> (recount, without)."""
+    before = cell.function_outcomes()
+    after = outcomes_without_harness(cell)
+    return {k: (v, after[k]) for k, v in before.items() if after.get(k) != v}
+
+
+def harness_cases(cells: list[Cell]) -> Table:
+    """Every sub-test of the study's T4 and TPU v3 cells that the harness rules mark, with
+    what it did to its function's outcome."""
+    table = Table(
+        "study-harness",
+        "The study's harness errors: sub-tests not counted against the framework",
+        ["cell", "function", "sub-test", "study outcome", "rule", "function outcome", "why"],
+    )
+    for (_, accelerator), cell in sorted(_study_cells(cells).items()):
+        if accelerator not in ("gpu-t4", "tpu-v3") or not _has_outcomes(cell):
+            continue
+        changed = harness_functions(cell)
+        for r in sorted(cell.records, key=lambda r: (r["function"], r.get("study_key", ""))):
+            harness = r.get("harness")
+            if not harness:
+                continue
+            key = (r["function"], r.get("study_test_file"))
+            effect = "->".join(changed[key]) if key in changed else "unchanged"
+            table.rows.append(
+                [
+                    cell.cell_id,
+                    r["function"],
+                    r["case_name"],
+                    r.get("study_outcome"),
+                    harness.get("rule"),
+                    effect,
+                    harness.get("why"),
+                ]
+            )
+    counts = Counter(row[0] for row in table.rows)
+    return Table(
+        table.name,
+        table.title,
+        table.headers,
+        table.rows,
+        "; ".join(f"{cell}: {n} sub-tests" for cell, n in sorted(counts.items())),
+    )
 
 
 def _flavor(accelerator: str) -> str:
     return accelerator.split("-", maxsplit=1)[0]
 
 
-def published_outcomes(cells: list[Cell]) -> Table:
-    """Tables 1, 3 and 8: the study's printed counts or percentages, the recount from its
-    data, and every portbench cell of the same flavor."""
+def portbench_beside(cells: list[Cell]) -> Table:
+    """Tables 1 and 8 as printed beside each of portbench's cells of the same flavor."""
     table = Table(
-        "published-outcomes",
-        "The study's portability tables (1, 3, 8) beside the recount and the reproduction",
+        "published-outcomes-portbench",
+        "The study's Tables 1 and 8 beside portbench's cells",
         [
-            "table",
             "framework",
             "device",
-            "printed pass/partial/complete",
-            "cell",
-            "pass",
-            "partial",
-            "complete",
+            "printed",
+            "portbench cell",
+            "pass/partial/complete",
             "untested",
-            "pass/partial/complete %",
-            "note",
+            "%",
         ],
     )
-    latest = latest_cells(cells)
-    for name in ("Table 8", "Table 1", "Table 3"):
-        for row in published_rows(name):
-            printed = f"{row['success']}/{row['partial_failure']}/{row['complete_failure']}"
-            study_acc = STUDY_DEVICE[row["device"]]
-            matching = [
-                c
-                for c in latest
-                if c.framework == row["framework"]
-                and (
-                    (c.profile == "study" and c.accelerator == study_acc)
-                    or (
-                        c.profile != "study"
-                        and name != "Table 3"
-                        and _flavor(c.accelerator) == row["device"]
-                    )
-                    or (c.profile != "study" and name == "Table 3" and c.accelerator == study_acc)
-                )
-            ]
-            if not matching:
-                table.rows.append(
-                    [name, row["framework"], row["device"], printed, "none", *[""] * 5, ""]
-                )
-            for cell in sorted(matching, key=lambda c: (c.profile != "study", c.cell_id)):
-                counts = _counts(cell)
-                tested = counts["pass"] + counts["partial"] + counts["complete"]
-                pct = (
-                    "/".join(
-                        f"{100 * counts[k] / tested:.0f}%" for k in ("pass", "partial", "complete")
-                    )
-                    if tested
-                    else "-"
-                )
-                note = ""
-                if not tested:
-                    note = "no outcome recorded for this device" + (
-                        " (the study kept no test report for it)" if cell.profile == "study" else ""
-                    )
-                elif cell.profile == "study" and name == "Table 8":
-                    diff = [
-                        counts["pass"] - int(row["success"]),
-                        counts["partial"] - int(row["partial_failure"]),
-                        counts["complete"] - int(row["complete_failure"]),
-                    ]
-                    note = "recount - printed: " + "/".join(f"{d:+d}" for d in diff)
-                table.rows.append(
-                    [
-                        name,
-                        row["framework"],
-                        row["device"],
-                        printed,
-                        cell.cell_id,
-                        counts["pass"],
-                        counts["partial"],
-                        counts["complete"],
-                        counts["untested"],
-                        pct,
-                        note,
-                    ]
-                )
-    return table
-
-
-def study_method_latency(
-    gpu: Cell, tpu: Cell, use_outcomes: bool
-) -> dict[str, tuple[float, float]]:
-    """Per function (study test file), the study's own latency: the mean over sub-tests timed
-    on both devices of each sub-test's mean over all its timed calls and runs (so a sub-test
-    with many calls weighs as much as one with few). With ``use_outcomes``, only sub-tests
-    whose report says passed on each side."""
-
-    def means(cell: Cell) -> dict[tuple[str, str], float]:
-        out = {}
-        for r in cell.records:
-            study = (r.get("timing") or {}).get("study")
-            if not study:
-                continue
-            if use_outcomes and r["outcome"] != "pass":
-                continue
-            out[(r["study_test_file"], r["case_name"])] = float(study["mean_ms"])
-        return out
-
-    g, t = means(gpu), means(tpu)
-    shared: dict[str, list[tuple[float, float]]] = defaultdict(list)
-    for key in set(g) & set(t):
-        shared[key[0]].append((g[key], t[key]))
-    return {
-        test_file: (statistics.fmean(x for x, _ in v), statistics.fmean(y for _, y in v))
-        for test_file, v in shared.items()
-    }
-
-
-def _close(value: float, printed: str) -> bool:
-    target = float(printed)
-    return abs(value - target) <= 0.0015 + 0.001 * target
-
-
-def _test_file_of(cell: Cell, published_name: str) -> str | None:
-    inferred = published_name.removeprefix("UNRECOVERED (inferred ").removesuffix(")")
-    functions = (cell.plan or {}).get("functions", [])
-    # Rows printed in a latency table first: JAX has two PRNGKey rows, one of them untimed.
-    functions = sorted(functions, key=lambda f: not f.get("in_paper_latency_table"))
-    for f in functions:
-        if published_name in (f.get("paper_label"), f["function"]) or inferred == f["function"]:
-            return str(f.get("study_test_file"))
-    return None
-
-
-def published_latency(cells: list[Cell]) -> tuple[Table, dict[str, Any]]:
-    """Tables 5-7 recomputed from the study's imported T4 and TPU v3 data, row by row, with
-    why a row differs. Returns the table and the match counts per framework."""
-    table = Table(
-        "published-latency",
-        "The study's Tables 5-7 (GPU and TPU latency, ms) recomputed from its own data",
-        [
-            "table",
-            "row",
-            "function",
-            "printed gpu",
-            "recomputed gpu",
-            "printed tpu",
-            "recomputed tpu",
-            "printed tpu/gpu",
-            "recomputed tpu/gpu",
-            "match",
-            "why it differs",
-        ],
-    )
-    study = {(c.framework, c.accelerator): c for c in latest_cells(cells) if c.profile == "study"}
-    summary: dict[str, Any] = {}
-    for framework, name in LATENCY_TABLES.items():
-        gpu, tpu = study.get((framework, "gpu-t4")), study.get((framework, "tpu-v3"))
-        rows = published_rows(name)
-        if gpu is None or tpu is None:
-            summary[framework] = {"table": name, "rows": len(rows), "matched": 0, "imported": False}
-            continue
-        # JAX's TPU report is a byte copy of its T4 report, and the printed JAX latencies
-        # include sub-tests that report marks failed (zeros, ones, vjp): the study computed
-        # them from the timing files alone. PyTorch and TensorFlow used the reports.
-        use_outcomes = framework != "jax"
-        method = study_method_latency(gpu, tpu, use_outcomes)
-        other = study_method_latency(gpu, tpu, not use_outcomes)
-        matched = 0
-        for row in rows:
-            test_file = _test_file_of(gpu, row["function"])
-            value = method.get(test_file or "")
-            match = bool(
-                value and _close(value[0], row["gpu_ms"]) and _close(value[1], row["tpu_ms"])
-            )
-            matched += match
-            why = ""
-            if not match:
-                alt = other.get(test_file or "")
-                if test_file is None:
-                    why = "no function of the study's list carries this label"
-                elif value is None:
-                    why = (
-                        "no sub-test passed on both devices in the committed reports"
-                        if use_outcomes
-                        else "no sub-test timed on both devices"
-                    )
-                elif alt and _close(alt[0], row["gpu_ms"]) and _close(alt[1], row["tpu_ms"]):
-                    why = "matches when the report's outcomes are " + (
-                        "ignored" if use_outcomes else "applied"
-                    )
-                else:
-                    gpu_ok = _close(value[0], row["gpu_ms"])
-                    tpu_ok = _close(value[1], row["tpu_ms"])
-                    side = "gpu" if tpu_ok else "tpu" if gpu_ok else "both devices"
-                    why = f"the committed runs give another mean on {side}: the printed value came from other data"
-            table.rows.append(
-                [
-                    name,
-                    row["row"],
-                    row["function"],
-                    row["gpu_ms"],
-                    round(value[0], 3) if value else "",
-                    row["tpu_ms"],
-                    round(value[1], 3) if value else "",
-                    row["tpu_over_gpu"],
-                    round(value[1] / value[0], 3) if value and value[0] else "",
-                    "yes" if match else "no",
-                    why,
-                ]
-            )
-        summary[framework] = {
-            "table": name,
-            "rows": len(rows),
-            "matched": matched,
-            "imported": True,
-        }
-    note = "; ".join(
-        f"{v['table']} ({k}): {v['matched']}/{v['rows']} rows within rounding"
-        + ("" if v["imported"] else " (study data not imported)")
-        for k, v in summary.items()
-    )
-    total = sum(v["rows"] for v in summary.values())
-    hit = sum(v["matched"] for v in summary.values())
-    note += f"; overall {hit}/{total} ({100 * hit / total:.1f}%)" if total else ""
-    return Table(table.name, table.title, table.headers, table.rows, note), summary
-
-
-def published_strata(cells: list[Cell]) -> Table:
-    """Table 4: failure rate of the top 20 and of all functions, printed beside each cell."""
-    table = Table(
-        "published-strata",
-        "The study's Table 4 (failure rate, top 20 and all) beside each cell",
-        ["framework", "device", "printed", "cell", "top20 failing", "all failing"],
-    )
-    for row in published_rows("Table 4"):
-        for cell in latest_cells(cells):
+    ours = [c for c in latest_cells(cells) if not is_study_profile(c.profile)]
+    for row in published_rows("Table 8"):
+        for cell in ours:
             if cell.framework != row["framework"] or _flavor(cell.accelerator) != row["device"]:
                 continue
-            outcomes = cell.function_outcomes()
-            strata = {
-                (f["function"], f.get("study_test_file")): str(f.get("stratum"))
-                for f in (cell.plan or {}).get("functions", [])
-            }
-            tested = {k: v for k, v in outcomes.items() if v != "untested"}
-            top = [v for k, v in tested.items() if strata.get(k) == "top20"]
-
-            def rate(values: list[str]) -> str:
-                failing = sum(1 for v in values if v in ("partial", "complete"))
-                return (
-                    f"{100 * failing / len(values):.0f}% ({failing}/{len(values)})"
-                    if values
-                    else "-"
-                )
-
+            counts = Counter(cell.function_outcomes().values())
             table.rows.append(
                 [
                     row["framework"],
                     row["device"],
-                    row["note"],
+                    _printed(row),
                     cell.cell_id,
-                    rate(top),
-                    rate(list(tested.values())),
+                    _format(counts, False),
+                    counts["untested"],
+                    _format(counts, True),
                 ]
+            )
+    return table
+
+
+def _rate(outcomes: dict[tuple[str, str | None], str], strata: dict[Any, str], top: bool) -> str:
+    values = [
+        v for k, v in outcomes.items() if v != "untested" and (not top or strata.get(k) == "top20")
+    ]
+    failing = sum(1 for v in values if v in ("partial", "complete"))
+    return f"{100 * failing / len(values):.0f}% ({failing}/{len(values)})" if values else "-"
+
+
+def published_strata(cells: list[Cell]) -> Table:
+    """Table 4 (failure rate of the top 20 and of all functions) three ways for the study,
+    and each of portbench's cells of the same flavor below it."""
+    table = Table(
+        "published-strata",
+        "The study's Table 4 (failure rate, top 20 / all): printed, recounted, without harness",
+        [
+            "framework",
+            "device",
+            "printed",
+            "cell",
+            "recount top20",
+            "recount all",
+            "no-harness top20",
+            "no-harness all",
+        ],
+        note="rate: partial or complete over the functions with an outcome; portbench's own "
+        "broken cases are `error`, never counted, so it has no harness column",
+    )
+    study = _study_cells(cells)
+    for row in published_rows("Table 4"):
+        device = STUDY_DEVICE[row["device"]]
+        candidates = (
+            [study[(row["framework"], device)]] if (row["framework"], device) in study else []
+        )
+        candidates += [
+            c
+            for c in latest_cells(cells)
+            if not is_study_profile(c.profile)
+            and c.framework == row["framework"]
+            and _flavor(c.accelerator) == row["device"]
+        ]
+        for cell in candidates:
+            strata = {
+                (f["function"], f.get("study_test_file")): str(f.get("stratum"))
+                for f in (cell.plan or {}).get("functions", [])
+            }
+            outcomes = cell.function_outcomes()
+            study_cell = is_study_profile(cell.profile)
+            clean = outcomes_without_harness(cell) if study_cell else None
+            if study_cell and not _has_outcomes(cell):
+                recount = ["-", "-", "-", "-"]
+            else:
+                recount = [
+                    _rate(outcomes, strata, True),
+                    _rate(outcomes, strata, False),
+                    _rate(clean, strata, True) if clean is not None else "n/a",
+                    _rate(clean, strata, False) if clean is not None else "n/a",
+                ]
+            table.rows.append(
+                [row["framework"], row["device"], row["note"], cell.cell_id, *recount]
             )
     return table

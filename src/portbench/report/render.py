@@ -92,6 +92,38 @@ def _html_table(table: Table) -> list[str]:
     return parts
 
 
+#: Navigation sections, by table name prefix (first match wins).
+SECTIONS = (
+    ("The study", ("published-", "study-")),
+    ("Portability", ("portability", "strata", "failures")),
+    ("Latency", ("latency-", "generations")),
+    ("Versions", ("versions-",)),
+    ("Curation and provenance", ("curation", "provenance")),
+)
+
+
+def section_of(name: str) -> str:
+    for title, prefixes in SECTIONS:
+        if name.startswith(prefixes):
+            return title
+    return "Other"
+
+
+def _nav(tables: list[Table]) -> str:
+    """Links grouped by section, one line each (not one block of every table's name)."""
+    groups: dict[str, list[Table]] = {}
+    for table in tables:
+        groups.setdefault(section_of(table.name), []).append(table)
+    lines = []
+    for title in [s for s, _ in SECTIONS] + ["Other"]:
+        if title in groups:
+            links = "".join(
+                f"<a href='#{html.escape(t.name)}'>{html.escape(t.name)}</a>" for t in groups[title]
+            )
+            lines.append(f"<div><b>{html.escape(title)}</b> {links}</div>")
+    return "<nav>" + "".join(lines) + "</nav>"
+
+
 def write_html(
     tables: list[Table], out: Path, summary: str, figures: list[Path] | None = None
 ) -> Path:
@@ -104,14 +136,11 @@ def write_html(
         "td,th{border:1px solid #ccc;padding:3px 8px;font-size:13px}th{background:#f0f0f0}"
         "p.note{color:#555}figure{display:inline-block;margin:0.5em;vertical-align:top}"
         "figure img{max-width:640px}figcaption{font-size:12px;color:#555}"
+        "nav div{margin:0.3em 0}nav b{display:inline-block;min-width:12em;font-size:13px}"
         "nav a{margin-right:1em;font-size:13px}</style></head><body>",
         "<h1>portbench report</h1>",
         f"<p>{html.escape(summary)}</p>",
-        "<nav>"
-        + "".join(
-            f"<a href='#{html.escape(t.name)}'>{html.escape(t.name)}</a>" for t in tables if t.rows
-        )
-        + "</nav>",
+        _nav([t for t in tables if t.rows]),
         "<h2 id='figures'>Figures</h2>",
     ]
     for figure in figures or []:

@@ -1,16 +1,19 @@
 """Importing the study's published results (for-ai/portability) as portbench cells.
 
 The study kept, per device VM, up to three timing files (``{"file.py:test": {"operations":
-[seconds, ...], "test_time": s}}``) and, for some VMs, one pytest-json report with each
-sub-test's outcome. Each device becomes one cell under profile ``study``: one record per
-sub-test (a study "case"), its outcome from the VM's report, its timing the mean of every
-timed operation over the runs. Nothing is invented where the study kept nothing:
+[seconds, ...], "test_time": s}}``) and, for some VMs, pytest-json reports with each
+sub-test's outcome. Each device becomes one cell under profile ``study`` (and TensorFlow's
+soft-placement runs cells under ``study-soft``): one record per sub-test (a study "case"),
+its outcome from the device's newest standard-placement report (:mod:`.study_sources`), its
+timing the mean of every timed operation over the runs. Nothing is invented where the study
+kept nothing, and nothing is dropped without a line that says so:
 
-- a device with no report (A100, TPU v2, the CPU runs of TensorFlow and JAX) gets records
-  whose outcome is unknown (``skip``, ``study_outcome: unrecorded``): its functions count as
-  untested, and its timings still feed the latency tables;
-- a report that is a byte copy of another device's (JAX's TPU report is the T4 one) is not
-  used for outcomes, and the cell says so;
+- a device with no usable report (A100, TPU v2, the CPU runs of TensorFlow and JAX, JAX's
+  TPU, whose report is its T4 report) gets records whose outcome is unknown (``skip``,
+  ``study_outcome: unrecorded``): its functions count as untested, and its timings still
+  feed the latency tables;
+- a sub-test the study's harness failed or that tests nothing carries ``harness`` (the rule
+  and why, :mod:`.harness`); a failure so marked has the category ``harness``;
 - the study's timer mixed compilation and execution in one call and synchronized
   inconsistently (see paper/README.md): its latencies are labelled ``study mean``, never
   ``warm``.
@@ -28,179 +31,38 @@ import importlib.util
 import json
 import re
 import statistics
-import tarfile
-from collections.abc import Callable, Iterator
-from dataclasses import dataclass
+from collections.abc import Iterator
 from pathlib import Path
 from types import ModuleType
 from typing import Any
 
-from ..errors import ResultsError
 from ..paths import project_root, runners_dir, state_dir
 from ..rules import load_rules
+from .harness import HarnessRule, harness_rule_for, load_harness_rules
+from .study_sources import (
+    REPOSITORY,
+    SOURCES,
+    ChosenReport,
+    StudyFiles,
+    StudySource,
+    choose_report,
+    unused_because,
+)
 
 __all__ = [
-    "SOURCES",
-    "StudySource",
+    "IMPORTER_VERSION",
     "default_archive",
     "import_study",
     "study_cells_dir",
 ]
 
 COMMIT = "b220f30acd8c27b9389d5e5800328ca825e7ec9e"
-REPOSITORY = "for-ai/portability"
+#: Raised whenever the importer writes other cells from the same input, so that a cache of
+#: cells written by an older importer is never read as the study.
+IMPORTER_VERSION = 2
 UNRECORDED = "the study kept no test report for this device: outcome unknown"
 
 _DEVICE_SUFFIX = re.compile(r"_(cuda|xla|cpu)(?=_|$)")
-
-
-def _not_cpu(key: str) -> bool:
-    return "_cpu" not in key
-
-
-def _cpu_only(key: str) -> bool:
-    return "_cpu" in key
-
-
-def _every(key: str) -> bool:
-    return True
-
-
-@dataclass(frozen=True)
-class StudySource:
-    """One study device: where its timings and report live, and which sub-tests are its own."""
-
-    framework: str
-    accelerator: str
-    hardware: str
-    timings: str  # path pattern with {n} for the run number
-    report: str | None
-    select: Callable[[str], bool] = _every
-    python: str = "3.10"
-    note: str = ""
-
-
-# Paths as in the study's repository. PyTorch's device-generic tests run the CPU and the
-# accelerator variant in the same process (test_x_cpu, test_x_cuda / test_x_xla), so the CPU
-# cell of PyTorch is the `_cpu` half of the T4 VM's files, as the study's own plots split it.
-SOURCES: tuple[StudySource, ...] = (
-    StudySource(
-        "torch",
-        "gpu-t4",
-        "NVIDIA Tesla T4 (study's T4 VM)",
-        "pytorch_timings/t4_vm/gpu_{n}.json",
-        "pytorch_timings/t4_vm/test_failure_report.json",
-        _not_cpu,
-    ),
-    StudySource(
-        "torch",
-        "cpu",
-        "CPU of the study's T4 VM",
-        "pytorch_timings/t4_vm/gpu_{n}.json",
-        "pytorch_timings/t4_vm/test_failure_report.json",
-        _cpu_only,
-    ),
-    StudySource(
-        "torch",
-        "gpu-a100",
-        "NVIDIA A100 (study's A100 VM)",
-        "pytorch_timings/a100_vm/gpu_{n}.json",
-        None,
-        _not_cpu,
-    ),
-    StudySource(
-        "torch",
-        "tpu-v3",
-        "TPU v3-8 (study's TPU VM)",
-        "pytorch_timings/tpu_vm/tpu_{n}.json",
-        "pytorch_timings/tpu_vm/test_failure_report.json",
-        _not_cpu,
-        "3.8",
-    ),
-    StudySource(
-        "torch",
-        "tpu-v2",
-        "TPU v2-8 (study's TPU v2 VM)",
-        "pytorch_timings/tpu_v2/tpu_{n}.json",
-        None,
-        _not_cpu,
-        "3.8",
-    ),
-    StudySource(
-        "tensorflow",
-        "gpu-t4",
-        "NVIDIA Tesla T4 (study's T4 VM)",
-        "tensorflow_timings/t4_vm/gpu/gpu_{n}.json",
-        "tensorflow_timings/t4_vm/test_failure_report.json",
-    ),
-    StudySource(
-        "tensorflow",
-        "cpu",
-        "CPU of the study's T4 VM",
-        "tensorflow_timings/t4_vm/cpu/cpu_{n}.json",
-        None,
-    ),
-    StudySource(
-        "tensorflow",
-        "gpu-a100",
-        "NVIDIA A100 (study's A100 VM)",
-        "tensorflow_timings/a100_vm/gpu_{n}.json",
-        None,
-    ),
-    StudySource(
-        "tensorflow",
-        "tpu-v3",
-        "TPU v3-8 (study's TPU VM)",
-        "tensorflow_timings/tpu_vm/tpu/tpu_{n}.json",
-        "tensorflow_timings/tpu_vm/test_failure_report.json",
-        python="3.8",
-    ),
-    StudySource(
-        "tensorflow",
-        "tpu-v2",
-        "TPU v2-8 (study's TPU v2 VM)",
-        "tensorflow_timings/tpu_v2/tpu_{n}.json",
-        None,
-        python="3.8",
-    ),
-    StudySource(
-        "jax",
-        "gpu-t4",
-        "NVIDIA Tesla T4 (study's T4 VM)",
-        "jax_timings/t4_vm/gpu/gpu_{n}.json",
-        "jax_timings/t4_vm/test_failure_report.json",
-    ),
-    StudySource(
-        "jax",
-        "cpu",
-        "CPU of the study's T4 VM",
-        "jax_timings/t4_vm/cpu/cpu_{n}.json",
-        None,
-    ),
-    StudySource(
-        "jax",
-        "gpu-a100",
-        "NVIDIA A100 (study's A100 VM)",
-        "jax_timings/a100_vm/gpu_{n}.json",
-        None,
-    ),
-    StudySource(
-        "jax",
-        "tpu-v3",
-        "TPU v3-8 (study's TPU VM)",
-        "jax_timings/tpu_vm/tpu/tpu_{n}.json",
-        "jax_timings/tpu_vm/test_failure_report.json",
-        python="3.8",
-    ),
-    StudySource(
-        "jax",
-        "tpu-v2",
-        "TPU v2-8 (study's TPU v2 VM)",
-        "jax_timings/tpu_v2_vm/tpu/tpu_{n}.json",
-        None,
-        python="3.8",
-    ),
-)
 
 TEST_DIRS = {
     "torch": "pytorch_tests_reduced",
@@ -219,62 +81,14 @@ def default_archive() -> Path:
 
 
 def study_cells_dir(archive: Path) -> Path:
-    """Where the cells imported from ``archive`` are cached (keyed by its content)."""
-    digest = hashlib.sha256(archive.read_bytes()).hexdigest()[:12]
-    return state_dir() / "study" / digest
-
-
-class _Files:
-    """The study's files from a directory or an archive, by repository-relative path."""
-
-    def __init__(self, source: Path) -> None:
-        if not source.exists():
-            raise ResultsError(
-                f"{source} does not exist; pass the study's repository (a directory or an "
-                f"archive of github.com/{REPOSITORY})"
-            )
-        self._data: dict[str, bytes] = {}
-        if source.is_dir():
-            for path in source.rglob("*.json"):
-                self._add(str(path.relative_to(source)), path.read_bytes())
-        else:
-            try:
-                with tarfile.open(source) as tar:
-                    for member in tar.getmembers():
-                        if member.isfile() and member.name.endswith(".json"):
-                            handle = tar.extractfile(member)
-                            if handle is not None:
-                                self._add(member.name, handle.read())
-            except (tarfile.TarError, OSError) as exc:
-                raise ResultsError(
-                    f"{source} is not a readable tar archive ({exc}); pass the study's "
-                    "repository as a directory or a .tar/.tar.gz/.tar.xz archive"
-                ) from None
-        if not any(p.startswith(("pytorch_timings/", "jax_timings/")) for p in self._data):
-            raise ResultsError(
-                f"{source} holds none of the study's *_timings folders; pass a checkout or "
-                f"archive of github.com/{REPOSITORY}"
-            )
-
-    def _add(self, name: str, data: bytes) -> None:
-        # GitHub archives put everything under one top folder: keep paths from *_timings on.
-        parts = name.split("/")
-        for i, part in enumerate(parts):
-            if part.endswith("_timings"):
-                self._data["/".join(parts[i:])] = data
-                return
-
-    def get(self, path: str) -> bytes | None:
-        return self._data.get(path)
-
-    def paths(self) -> list[str]:
-        return sorted(self._data)
-
-
-def _node_key(nodeid: str) -> str:
-    # "src/pytorch_tests_reduced/cat_test.py::TestCat::test_cat_cuda" -> "cat_test.py:test_cat_cuda"
-    path, _, rest = nodeid.partition("::")
-    return f"{path.rsplit('/', 1)[-1]}:{rest.rsplit('::', 1)[-1]}"
+    """Where the cells imported from ``archive`` are cached (keyed by its content, the
+    importer's version and the harness rules)."""
+    digest = hashlib.sha256(archive.read_bytes())
+    digest.update(f"importer {IMPORTER_VERSION}".encode())
+    rules = project_root() / "paper" / "harness.toml"
+    if rules.exists():
+        digest.update(rules.read_bytes())
+    return state_dir() / "study" / digest.hexdigest()[:12]
 
 
 def _load_classifier() -> ModuleType:
@@ -295,8 +109,8 @@ def _study_functions(framework: str) -> list[dict[str, str]]:
         return [r for r in csv.DictReader(handle) if r["framework"] == framework]
 
 
-def _failure(test: dict[str, Any]) -> tuple[str, list[str], str]:
-    """(stage, exception type names, message) of a failed pytest-json test."""
+def _failure(test: dict[str, Any]) -> tuple[str, list[str], str] | None:
+    """(stage, exception type names, message) of the first failed phase, or None."""
     for stage in ("setup", "call", "teardown"):
         phase = test.get(stage) or {}
         if phase.get("outcome") == "failed":
@@ -305,7 +119,7 @@ def _failure(test: dict[str, Any]) -> tuple[str, list[str], str]:
             head, sep, _ = message.partition(": ")
             names = [head.rsplit(".", 1)[-1]] if sep and re.fullmatch(r"[\w.]+", head) else []
             return ("setup" if stage == "setup" else "call"), names, message
-    return "call", [], ""
+    return None
 
 
 def _skip_reason(test: dict[str, Any]) -> str:
@@ -316,12 +130,15 @@ def _skip_reason(test: dict[str, Any]) -> str:
     return "skipped by the study's test"
 
 
-def _timing(runs: list[list[float]], test_times: list[float]) -> dict[str, Any] | None:
+def _timing(
+    runs: list[list[float]], test_times: list[float], n_files: int
+) -> dict[str, Any] | None:
     ops = [op for run in runs for op in run]
     if not ops:
         return None
     ms = sorted(op * 1000 for op in ops)
     quartiles = statistics.quantiles(ms, n=4) if len(ms) > 1 else [ms[0]] * 3
+    timed_runs = sum(1 for run in runs if run)
     return {
         "cold_ms": None,
         "warm": None,
@@ -333,62 +150,124 @@ def _timing(runs: list[list[float]], test_times: list[float]) -> dict[str, Any] 
             "min_ms": ms[0],
             "operations": len(ms),
             "runs": len(runs),
+            # The study's tables use only sub-tests with timed calls in every run file (a
+            # run in which a sub-test timed nothing leaves it out of Tables 5-7).
+            "timed_in_every_run": timed_runs == n_files,
             "per_run_mean_ms": [statistics.fmean(r) * 1000 for r in runs if r],
             "test_time_s": test_times,
         },
     }
 
 
-def _report_outcomes(
-    files: _Files, source: StudySource, copies: dict[str, str]
-) -> tuple[dict[str, dict[str, Any]] | None, str]:
-    if source.report is None:
-        return None, "no test report"
-    data = files.get(source.report)
-    if data is None:
-        return None, f"{source.report} missing from the input"
-    digest = hashlib.sha256(data).hexdigest()
-    if digest in copies and copies[digest] != source.report:
-        return None, f"{source.report} is a byte copy of {copies[digest]}: not used for outcomes"
-    copies.setdefault(digest, source.report)
-    report = json.loads(data)
-    return {_node_key(t["nodeid"]): t for t in report.get("tests", [])}, source.report
-
-
-def _records(
-    source: StudySource,
-    files: _Files,
-    tests: dict[str, dict[str, Any]] | None,
+def _outcome_fields(
+    test: dict[str, Any] | None,
+    name: str,
+    note: str,
     rules: list[dict[str, Any]],
+    harness: tuple[HarnessRule, ...],
     classifier: ModuleType,
-) -> tuple[list[dict[str, Any]], list[str], list[str]]:
-    cell = f"{source.framework}/{source.accelerator}/study"
-    rows = {r["study_test_file"]: r for r in _study_functions(source.framework)}
+) -> dict[str, Any]:
+    """The record's outcome fields from the device's report (``test`` is None when the
+    sub-test is absent from it)."""
+    if test is None:
+        fields: dict[str, Any] = {
+            "study_outcome": "absent from report",
+            "reason": "timed, but absent from this device's test report: outcome unknown",
+        }
+        rule = harness_rule_for(harness, name, None, note)
+    else:
+        outcome = str(test.get("outcome"))
+        failure = _failure(test)
+        fields = {"study_outcome": outcome}
+        if outcome in ("passed", "xpassed"):
+            fields.update(outcome="pass", reason=None)
+            if failure is not None:
+                # pytest-json-report lists two PyTorch tests as passed whose call phase
+                # failed (its summary counts them failed); the study's tables read the listed
+                # outcome, and so does the recount, with the failure kept beside it.
+                fields["study_outcome"] = "passed (listed so; its call phase failed)"
+                fields["error"] = {"type": None, "message": failure[2][:4000]}
+        elif outcome == "failed":
+            stage, names, message = failure or ("call", [], "")
+            category, rule_id = classifier.classify_names(names, message, stage, rules)
+            fields.update(
+                outcome="fail",
+                reason=None,
+                stage=stage,
+                category=category,
+                rule=rule_id,
+                error={"type": names[0] if names else None, "message": message[:4000]},
+            )
+        elif outcome in ("skipped", "xfailed"):
+            fields.update(reason=_skip_reason(test))
+        elif outcome == "error":
+            _, names, message = failure or ("call", [], "")
+            fields.update(
+                outcome="error",
+                reason="the study's test errored outside the function (pytest error)",
+                error={"type": names[0] if names else None, "message": message[:4000]},
+            )
+        else:
+            fields["reason"] = f"the report gives the outcome {outcome!r}"
+        failed_with: str | None = None
+        if fields.get("outcome") == "fail":
+            failed_with = str((fields.get("error") or {}).get("message") or "")
+        rule = harness_rule_for(harness, name, failed_with, note)
+    if rule is not None:
+        fields["harness"] = {"rule": rule.id, "why": rule.why}
+        if fields.get("outcome") == "fail":
+            fields.update(category="harness", rule=f"harness:{rule.id}")
+    return fields
+
+
+def _read_runs(
+    files: StudyFiles, source: StudySource
+) -> tuple[dict[str, list[list[float]]], dict[str, list[float]], list[str]]:
     runs: dict[str, list[list[float]]] = {}
     test_times: dict[str, list[float]] = {}
     used: list[str] = []
     for n in (1, 2, 3):
         path = source.timings.format(n=n)
-        data = files.get(path)
+        data = files.json(path)
         if data is None:
             continue
         used.append(path)
-        for key, value in json.loads(data).items():
+        for key, value in data.items():
             if source.select(key):
                 runs.setdefault(key, []).append([float(x) for x in value.get("operations") or []])
                 if value.get("test_time") is not None:
                     test_times.setdefault(key, []).append(float(value["test_time"]))
-    keys = set(runs)
-    if tests is not None:
-        keys |= {k for k in tests if source.select(k) and k.split(":")[0] in rows}
+    return runs, test_times, used
+
+
+def _records(
+    source: StudySource,
+    files: StudyFiles,
+    report: ChosenReport,
+    rules: list[dict[str, Any]],
+    harness: tuple[HarnessRule, ...],
+    classifier: ModuleType,
+) -> tuple[list[dict[str, Any]], list[str], list[str]]:
+    rows = {r["study_test_file"]: r for r in _study_functions(source.framework)}
+    runs, test_times, used = _read_runs(files, source)
+    # Record key -> (its entry in the timing files, its test in the report): every test of
+    # the report and every timed sub-test, each once.
+    entries: dict[str, tuple[str | None, dict[str, Any] | None]] = {}
+    if report.tests is not None:
+        entries = {k: v for k, v in report.tests.items() if source.select(k)}
+    timed = {timing_key for timing_key, _ in entries.values()}
+    for key in runs:
+        if key not in timed:
+            entries[key] = (key, None)
     records = []
     extra: list[str] = []
-    for key in sorted(keys):
+    for key in sorted(entries):
+        timing_key, test = entries[key]
         test_file, _, subtest = key.partition(":")
         row = rows.get(test_file)
         if row is None:
-            # A test file outside the study's function list (the TensorFlow CPU run has one):
-            # not a sampled function, so not part of the cell.
+            # A test file outside the study's function list (not a sampled function): listed
+            # in the cell's env.json and in NOT-IMPORTED.txt, never silently gone.
             extra.append(key)
             continue
         function = row["function"]
@@ -396,10 +275,10 @@ def _records(
         record: dict[str, Any] = {
             "schema": 1,
             "kind": "study",
-            "cell": cell,
+            "cell": source.cell,
             "framework": source.framework,
             "accelerator": source.accelerator,
-            "profile": "study",
+            "profile": source.profile,
             "function": function,
             "study_test_file": test_file,
             "case": f"{function}::{name}",
@@ -413,36 +292,17 @@ def _records(
             "rule": None,
             "reason": UNRECORDED,
             "error": None,
-            "timing": _timing(runs.get(key, []), test_times.get(key, [])),
+            "harness": None,
+            "timing": _timing(
+                runs.get(timing_key or "", []), test_times.get(timing_key or "", []), len(used)
+            ),
         }
-        if tests is not None:
-            test = tests.get(key)
-            outcome = (test or {}).get("outcome")
-            record["study_outcome"] = outcome or "absent from report"
-            if outcome in ("passed", "xpassed"):
-                record.update(outcome="pass", reason=None)
-            elif outcome == "failed":
-                stage, names, message = _failure(test or {})
-                category, rule = classifier.classify_names(names, message, stage, rules)
-                record.update(
-                    outcome="fail",
-                    reason=None,
-                    stage=stage,
-                    category=category,
-                    rule=rule,
-                    error={"type": names[0] if names else None, "message": message[:4000]},
-                )
-            elif outcome in ("skipped", "xfailed"):
-                record.update(reason=_skip_reason(test or {}))
-            elif outcome == "error":
-                _, names, message = _failure(test or {})
-                record.update(
-                    outcome="error",
-                    reason="the study's test errored outside the function (pytest error)",
-                    error={"type": names[0] if names else None, "message": message[:4000]},
-                )
-            else:
-                record["reason"] = "timed, but absent from this device's test report"
+        if report.tests is not None:
+            record.update(_outcome_fields(test, name, row["notes"], rules, harness, classifier))
+        else:
+            rule = harness_rule_for(harness, name, None, row["notes"])
+            if rule is not None:
+                record["harness"] = {"rule": rule.id, "why": rule.why}
         records.append(record)
     return records, used, extra
 
@@ -451,10 +311,10 @@ def _plan(source: StudySource) -> dict[str, Any]:
     return {
         "schema": 1,
         "kind": "plan",
-        "cell": f"{source.framework}/{source.accelerator}/study",
+        "cell": source.cell,
         "framework": source.framework,
         "accelerator": source.accelerator,
-        "profile": "study",
+        "profile": source.profile,
         "backend": "study",
         "functions": [
             {
@@ -470,8 +330,42 @@ def _plan(source: StudySource) -> dict[str, Any]:
     }
 
 
+def _env(
+    source: StudySource, report: ChosenReport, used: list[str], extra: list[str]
+) -> dict[str, Any]:
+    return {
+        "schema": 1,
+        "kind": "env",
+        "cell": source.cell,
+        "backend": "study",
+        "framework_version": VERSIONS[source.framework],
+        "python": {"version": source.python},
+        "device": {"device_name": source.hardware},
+        "started_at": None,
+        "study": {
+            "repository": REPOSITORY,
+            "commit": COMMIT,
+            "importer_version": IMPORTER_VERSION,
+            "timings": used,
+            "runs": len(used),
+            "report": report.path,
+            "report_note": report.note,
+            "reports_passed_over": report.passed_over,
+            "placement": "soft (TensorFlow may run ops on the CPU)"
+            if source.profile == "study-soft"
+            else "standard",
+            "note": source.note,
+            "subtests_outside_function_list": extra,
+            "timing_note": (
+                "one timed call per operation, compilation included, sync as the study's "
+                "harness did it: latencies are the study's means, not warm medians"
+            ),
+        },
+    }
+
+
 def _write_cell(out: Path, plan: dict[str, Any], env: dict[str, Any], records: list[Any]) -> Path:
-    cell_dir = out / f"{plan['framework']}-{plan['accelerator']}-study"
+    cell_dir = out / f"{plan['framework']}-{plan['accelerator']}-{plan['profile']}"
     cell_dir.mkdir(parents=True, exist_ok=True)
     (cell_dir / "plan.json").write_text(json.dumps(plan, indent=1) + "\n", encoding="utf-8")
     (cell_dir / "env.json").write_text(json.dumps(env, indent=1) + "\n", encoding="utf-8")
@@ -498,51 +392,35 @@ def _iter_sources(frameworks: list[str] | None) -> Iterator[StudySource]:
 
 
 def import_study(source_path: Path, out: Path, frameworks: list[str] | None = None) -> list[Path]:
-    """Write one cell directory per study device under ``out``; return them."""
-    files = _Files(source_path)
+    """Write one cell directory per study device under ``out``; return them. Every file of
+    the input that no cell reads, and every sub-test outside the study's function list, is
+    listed with why in ``out/NOT-IMPORTED.txt``."""
+    files = StudyFiles(source_path)
     classifier = _load_classifier()
-    copies: dict[str, str] = {}
+    harness = load_harness_rules()
     written = []
-    imported: set[str] = set()
+    read: dict[str, str] = {}
+    passed_over: dict[str, str] = {}
+    outside: list[str] = []
     for source in _iter_sources(frameworks):
-        tests, report_note = _report_outcomes(files, source, copies)
+        report = choose_report(files, source)
         records, used, extra = _records(
-            source, files, tests, load_rules(source.framework), classifier
+            source, files, report, load_rules(source.framework), harness, classifier
         )
         if not used:
             continue
-        imported.update(used)
-        if source.report and tests is not None:
-            imported.add(source.report)
-        env = {
-            "schema": 1,
-            "kind": "env",
-            "cell": f"{source.framework}/{source.accelerator}/study",
-            "backend": "study",
-            "framework_version": VERSIONS[source.framework],
-            "python": {"version": source.python},
-            "device": {"device_name": source.hardware},
-            "started_at": None,
-            "study": {
-                "repository": REPOSITORY,
-                "commit": COMMIT,
-                "timings": used,
-                "runs": len(used),
-                "report": source.report if tests is not None else None,
-                "report_note": report_note,
-                "subtests_outside_function_list": extra,
-                "timing_note": (
-                    "one timed call per operation, compilation included, sync as the study's "
-                    "harness did it: latencies are the study's means, not warm medians"
-                ),
-            },
-        }
-        written.append(_write_cell(out, _plan(source), env, records))
-    skipped = [p for p in files.paths() if p not in imported]
-    (out / "NOT-IMPORTED.txt").write_text(
-        "Study files present in the input but not mapped to a device cell "
-        "(older runs, soft-placement experiments, alternate reports):\n"
-        + "".join(f"{p}\n" for p in skipped),
-        encoding="utf-8",
-    )
+        read.update(dict.fromkeys(used, source.cell))
+        if report.path:
+            read[report.path] = source.cell
+        passed_over.update(report.passed_over)
+        outside += [f"{source.cell}: {key}" for key in extra]
+        written.append(_write_cell(out, _plan(source), _env(source, report, used, extra), records))
+    lines = ["Study files present in the input but read by no cell, with why:"]
+    for path in files.paths():
+        if path not in read:
+            lines.append(f"{path}: {passed_over.get(path) or unused_because(path)}")
+    lines.append("")
+    lines.append("Sub-tests outside the study's function list (not a sampled function):")
+    lines += sorted(set(outside)) or ["(none)"]
+    (out / "NOT-IMPORTED.txt").write_text("\n".join(lines) + "\n", encoding="utf-8")
     return written

@@ -115,7 +115,7 @@ def curation(cells: list[Cell]) -> Table:
         ["cell", "case", "outcome", "message"],
     )
     for cell in cells:
-        if cell.profile == "study":
+        if cell.backend == "study":
             continue  # the study's own failures are its data, not cases to curate
         for r in cell.records:
             if r["outcome"] == "error" or (r["outcome"] == "fail" and r.get("category") == "other"):

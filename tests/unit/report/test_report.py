@@ -14,7 +14,7 @@ from rich.console import Console
 
 from portbench.report.commands import build_report
 from portbench.report.load import load_runs
-from portbench.report.published import published_outcomes
+from portbench.report.published import portbench_beside, published_outcomes
 from portbench.report.tables import portability
 
 REFERENCE = ROOT / "results" / "reference" / "20261122-h100-host"
@@ -63,12 +63,14 @@ def test_portability_matches_an_independent_count() -> None:
 
 
 def test_published_numbers_stand_beside_the_reproduction() -> None:
-    table = published_outcomes(load_runs([REFERENCE]))
-    torch_gpu = [r for r in table.rows if r[:3] == ["Table 8", "torch", "gpu"]]
-    assert torch_gpu and torch_gpu[0][3] == "58/2/3" and torch_gpu[0][4] == "torch/gpu-h100/host"
-    # No TPU cell among these runs: the printed row stays, marked as having no cell.
+    cells = load_runs([REFERENCE])
+    beside = portbench_beside(cells)
+    torch_gpu = [r for r in beside.rows if r[:2] == ["torch", "gpu"]]
+    assert torch_gpu and torch_gpu[0][2] == "58/2/3" and torch_gpu[0][3] == "torch/gpu-h100/host"
+    # No study cells among these runs: each printed row stays, saying it has no recount.
+    table = published_outcomes(cells)
     jax_tpu = next(r for r in table.rows if r[:3] == ["Table 8", "jax", "tpu"])
-    assert jax_tpu[:5] == ["Table 8", "jax", "tpu", "61/0/2", "none"]
+    assert jax_tpu[3:6] == ["61/0/2", "-", "-"] and "not imported" in jax_tpu[-1]
 
 
 def test_report_over_damaged_runs_completes_and_says_what_is_missing(tmp_path: Path) -> None:
@@ -124,3 +126,19 @@ def test_strata_rates_count_partial_and_complete_functions() -> None:
         assert rows["all"][2] == sum(expected.values())
         assert rows["all"][3] == expected["partial"] + expected["complete"]
         assert sum(r[2] for s, r in rows.items() if s != "all") == rows["all"][2]
+
+
+def test_html_navigation_is_grouped_by_section(tmp_path: Path) -> None:
+    from portbench.report.render import SECTIONS, write_html
+    from portbench.report.tables import Table
+
+    names = ["portability", "published-latency", "latency-jax-host-cpu-vs-gpu-h100", "provenance"]
+    tables = [Table(n, n, ["a"], [[1]]) for n in names]
+    page = write_html(tables, tmp_path, "summary").read_text()
+    nav = page[page.index("<nav>") : page.index("</nav>")]
+    lines = nav.split("<div>")[1:]
+    by_section = {line.split("</b>")[0].removeprefix("<b>"): line for line in lines}
+    assert list(by_section) == [s for s, _ in SECTIONS if s in by_section]
+    assert "published-latency" in by_section["The study"]
+    assert "latency-jax-host-cpu-vs-gpu-h100" in by_section["Latency"]
+    assert "portability" in by_section["Portability"]

@@ -8,15 +8,23 @@ import json
 import statistics
 import tarfile
 from collections import defaultdict
+from collections.abc import Callable
 from pathlib import Path
+from typing import Any
 
 import pytest
 from conftest import ROOT
 
 from portbench.errors import ResultsError
 from portbench.report.load import Cell, load_cell
-from portbench.report.published import published_latency, published_outcomes
+from portbench.report.published import (
+    harness_cases,
+    outcomes_without_harness,
+    published_outcomes,
+    published_strata,
+)
 from portbench.report.study import default_archive, import_study
+from portbench.report.study_latency import published_latency
 from portbench.report.tables import portability
 
 PAPER = ROOT / "paper"
@@ -35,7 +43,7 @@ def cells(study_dir: Path) -> list[Cell]:
 
 
 @pytest.fixture(scope="module")
-def raw() -> dict[str, object]:
+def raw() -> dict[str, Any]:
     with tarfile.open(default_archive()) as tar:
         return {
             m.name: json.load(tar.extractfile(m))  # type: ignore[arg-type]
@@ -68,10 +76,47 @@ def test_every_study_device_becomes_a_cell_with_its_provenance(cells: list[Cell]
     a100 = by_id["torch/gpu-a100/study"]
     assert (a100.env or {})["study"]["report"] is None
     assert all(r["outcome"] == "skip" and r["study_outcome"] == "unrecorded" for r in a100.records)
-    # JAX's TPU report is a byte copy of its T4 report: said, and not used.
+    # JAX's TPU report is its T4 report (made under the T4 VM's Python): said, and not used.
     jax_tpu = by_id["jax/tpu-v3/study"]
-    assert "byte copy" in (jax_tpu.env or {})["study"]["report_note"]
+    assert "not this VM's" in (jax_tpu.env or {})["study"]["report_note"]
     assert {r["outcome"] for r in jax_tpu.records} == {"skip"}
+
+
+def _created(raw: dict[str, object], path: str) -> float:
+    return float(raw[path]["created"])  # type: ignore[index]
+
+
+def test_each_device_takes_its_newest_standard_placement_report(
+    cells: list[Cell], raw: dict[str, object]
+) -> None:
+    by_id = {c.cell_id: c for c in cells}
+    for cell_id, folder in (
+        ("tensorflow/gpu-t4/study", "tensorflow_timings/t4_vm/"),
+        ("tensorflow/tpu-v3/study", "tensorflow_timings/tpu_vm/"),
+    ):
+        reports = [p for p in raw if p.startswith(folder) and p.endswith("failure_report.json")]
+        assert len(reports) == 2
+        newest = max(reports, key=lambda p: _created(raw, p))
+        assert (by_id[cell_id].env or {})["study"]["report"] == newest
+    # Soft placement is a cell of its own, never a device's outcome.
+    soft = by_id["tensorflow/gpu-t4/study-soft"]
+    assert "soft_placement/" in (soft.env or {})["study"]["report"]
+    for cell in cells:
+        if cell.profile == "study":
+            assert "soft" not in str((cell.env or {})["study"]["report"])
+
+
+def test_no_test_of_a_report_is_dropped(cells: list[Cell], raw: dict[str, object]) -> None:
+    """Two classes of one TensorFlow file can hold tests of one name: each is its own record."""
+    files = _functions("tensorflow")
+    for cell in cells:
+        env = (cell.env or {})["study"]
+        if cell.framework != "tensorflow" or not env["report"]:
+            continue
+        tests = raw[env["report"]]["tests"]  # type: ignore[index]
+        expected = sum(1 for t in tests if _node_key(t["nodeid"]).split(":")[0] in files)
+        from_report = [r for r in cell.records if r["study_outcome"] != "absent from report"]
+        assert len(from_report) == expected, cell.cell_id
 
 
 def test_torch_t4_outcomes_match_an_independent_count_of_the_report(
@@ -102,36 +147,94 @@ def test_torch_t4_outcomes_match_an_independent_count_of_the_report(
     assert got == dict(expected, **{k: expected[k] for k in got})
 
 
+def _count(cell: Cell, keep: Callable[[dict[str, Any]], bool] | None = None) -> dict[str, int]:
+    """pass/partial/complete/untested of every planned function, from its records."""
+    counts: dict[str, int] = defaultdict(int)
+    outcomes: dict[str, list[str]] = defaultdict(list)
+    for r in cell.records:
+        if keep is None or keep(r):
+            outcomes[r["study_test_file"]].append(r["outcome"])
+    for f in (cell.plan or {})["functions"]:
+        values = outcomes.get(f["study_test_file"], [])
+        if "fail" in values:
+            counts["partial" if "pass" in values else "complete"] += 1
+        else:
+            counts["pass" if "pass" in values else "untested"] += 1
+    return counts
+
+
+def _ppc(counts: dict[str, int]) -> str:
+    return "/".join(str(counts[k]) for k in ("pass", "partial", "complete"))
+
+
 def test_table_8_recount_stands_beside_the_printed_counts(cells: list[Cell]) -> None:
     table = published_outcomes(cells)
-    rows = [r for r in table.rows if r[0] == "Table 8" and r[4].endswith("/study")]
-    assert len(rows) == 6  # every framework on gpu and tpu
-    headers = table.headers
+    h = table.headers
+    rows = [r for r in table.rows if r[0] == "Table 8" and r[h.index("recount")] != "-"]
+    assert len(rows) == 5  # every framework on gpu and tpu, but JAX's TPU (no usable report)
+    by_id = {c.cell_id: c for c in cells}
     for row in rows:
-        cell = next(c for c in cells if c.cell_id == row[4])
-        counts = defaultdict(int)
-        outcomes: dict[str, list[str]] = defaultdict(list)
-        for r in cell.records:
-            outcomes[r["study_test_file"]].append(r["outcome"])
-        for f in (cell.plan or {})["functions"]:
-            values = outcomes.get(f["study_test_file"], [])
-            if "fail" in values:
-                counts["partial" if "pass" in values else "complete"] += 1
-            else:
-                counts["pass" if "pass" in values else "untested"] += 1
-        for key in ("pass", "partial", "complete", "untested"):
-            assert row[headers.index(key)] == counts[key], (row[4], key)
-        if row[headers.index("pass")]:
-            printed = [int(x) for x in row[3].split("/")]
-            diff = [counts["pass"] - printed[0], counts["partial"] - printed[1]]
-            assert row[-1].startswith(f"recount - printed: {diff[0]:+d}/{diff[1]:+d}")
+        device = {"gpu": "gpu-t4", "tpu": "tpu-v3"}[row[2]]
+        counts = _count(by_id[f"{row[1]}/{device}/study"])
+        assert row[h.index("recount")] == _ppc(counts)
+        printed = [int(x) for x in row[3].split("/")]
+        diff = [counts["pass"] - printed[0], counts["partial"] - printed[1]]
+        assert f"recount - printed: {diff[0]:+d}/{diff[1]:+d}" in row[-1]
 
 
-def _independent_latency(
-    raw: dict[str, object], framework: str, use_report: bool
-) -> dict[str, tuple[float, float]]:
+def test_a_harness_error_is_never_counted_as_a_framework_failure(
+    cells: list[Cell], raw: dict[str, Any]
+) -> None:
+    """JAX's ones, zeros and vjp "failed" on the T4 because the study called its own timing
+    helper wrongly: found here from the raw report's messages, with no portbench code."""
+    report = raw["jax_timings/t4_vm/gpu/test_failure_report.json"]
+    helper = {
+        _node_key(t["nodeid"])
+        for t in report["tests"]
+        if t["outcome"] == "failed" and "partial_timed() takes" in t["call"]["crash"]["message"]
+    }
+    assert len(helper) == 130
+    jax = next(c for c in cells if c.cell_id == "jax/gpu-t4/study")
+    harness_files = {key.split(":")[0] for key in helper}
+    for (_, test_file), outcome in outcomes_without_harness(jax).items():
+        if test_file in harness_files:
+            assert outcome not in ("partial", "complete"), test_file
+    # The recount without harness errors is the recount without those sub-tests (and the
+    # other sub-tests the rules mark: none in JAX's report beyond these).
+    expected = _count(jax, lambda r: r["study_key"] not in helper)
+    table = published_outcomes(cells)
+    h = table.headers
+    row = next(r for r in table.rows if r[:3] == ["Table 8", "jax", "gpu"])
+    assert row[h.index("without harness")] == _ppc(expected)
+    assert row[h.index("recount")] != row[h.index("without harness")]
+    listed = {
+        (r[0], r[1], r[2])
+        for r in harness_cases(cells).rows
+        if r[0] == "jax/gpu-t4/study" and r[4] == "timer-helper-called-wrongly"
+    }
+    assert len(listed) == len(helper)
+
+
+def test_table_4_three_ways(cells: list[Cell]) -> None:
+    table = published_strata(cells)
+    h = table.headers
+    by_id = {c.cell_id: c for c in cells}
+    row = next(r for r in table.rows if r[3] == "torch/tpu-v3/study")
+    counts = _count(by_id["torch/tpu-v3/study"])
+    failing = counts["partial"] + counts["complete"]
+    tested = failing + counts["pass"]
+    assert row[h.index("recount all")] == f"{100 * failing / tested:.0f}% ({failing}/{tested})"
+    clean = _count(by_id["torch/tpu-v3/study"], lambda r: not r.get("harness"))
+    failing = clean["partial"] + clean["complete"]
+    tested = failing + clean["pass"]
+    assert row[h.index("no-harness all")] == f"{100 * failing / tested:.0f}% ({failing}/{tested})"
+
+
+def _independent_latency(raw: dict[str, Any], framework: str) -> dict[str, tuple[float, float]]:
     """The study's method, rewritten from its description: per sub-test the mean of all its
-    timed calls over the runs, per function the mean over sub-tests timed on both devices."""
+    timed calls over the runs; per function the mean over the sub-tests that have timed calls
+    in every run on both devices and that the device's newest report does not fail (a failure
+    of the study's own timing helper aside). JAX's TPU report is its T4 report: not used."""
     layout = {
         "torch": ("pytorch_timings/t4_vm/gpu_{}.json", "pytorch_timings/tpu_vm/tpu_{}.json"),
         "tensorflow": (
@@ -142,24 +245,30 @@ def _independent_latency(
     }[framework]
     reports = {
         "torch": ("pytorch_timings/t4_vm/", "pytorch_timings/tpu_vm/"),
-        "tensorflow": ("tensorflow_timings/t4_vm/", "tensorflow_timings/tpu_vm/"),
-        "jax": ("jax_timings/t4_vm/", "jax_timings/tpu_vm/"),
+        "tensorflow": ("tensorflow_timings/t4_vm/gpu/", "tensorflow_timings/tpu_vm/tpu/"),
+        "jax": ("jax_timings/t4_vm/gpu/", None),
     }[framework]
     sides = []
     for pattern, folder in zip(layout, reports):
-        passed = {
-            _node_key(t["nodeid"])
-            for t in raw[folder + "test_failure_report.json"]["tests"]  # type: ignore[index]
-            if t["outcome"] == "passed"
-        }
-        ops: dict[str, list[float]] = defaultdict(list)
+        outcome: dict[str, str] = {}
+        if folder:
+            for t in raw[folder + "test_failure_report.json"]["tests"]:
+                crash = str(((t.get("call") or {}).get("crash") or {}).get("message"))
+                helper = t["outcome"] == "failed" and "partial_timed() takes" in crash
+                outcome[_node_key(t["nodeid"])] = "passed" if helper else t["outcome"]
+        ops: dict[str, list[list[float]]] = defaultdict(list)
         for n in (1, 2, 3):
-            for key, value in raw[pattern.format(n)].items():  # type: ignore[attr-defined]
-                if "_cpu" in key or (use_report and key not in passed):
+            for key, value in raw[pattern.format(n)].items():
+                if "_cpu" in key or outcome.get(key, "passed") != "passed":
                     continue
-                case = key.replace("_cuda", "").replace("_xla", "")
-                ops[case] += value["operations"]
-        sides.append({k: statistics.fmean(v) * 1000 for k, v in ops.items() if v})
+                ops[key.replace("_cuda", "").replace("_xla", "")].append(value["operations"])
+        sides.append(
+            {
+                k: statistics.fmean(x for run in v for x in run) * 1000
+                for k, v in ops.items()
+                if len(v) == 3 and all(v)
+            }
+        )
     gpu, tpu = sides
     shared: dict[str, list[tuple[float, float]]] = defaultdict(list)
     for key in set(gpu) & set(tpu):
@@ -170,37 +279,32 @@ def _independent_latency(
     }
 
 
-def test_tables_5_to_7_recomputed_for_at_least_90_percent_of_rows(
-    cells: list[Cell], raw: dict[str, object]
-) -> None:
+def test_tables_5_to_7_recounted_row_by_row(cells: list[Cell], raw: dict[str, Any]) -> None:
     table, summary = published_latency(cells)
-    total = sum(v["rows"] for v in summary.values())
-    matched = sum(v["matched"] for v in summary.values())
-    assert total == 43 + 51 + 61
-    assert matched / total >= 0.9, summary
+    assert sum(v["rows"] for v in summary.values()) == 43 + 51 + 61
+    matched = {k: v["matched"] for k, v in summary.items()}
+    assert matched == {"torch": 43, "tensorflow": 51, "jax": 61}, [
+        r for r in table.rows if r[-2] == "no"
+    ]
     headers = table.headers
     study_file = {}
-    for framework in ("torch", "tensorflow", "jax"):
-        with open(PAPER / "functions.csv", newline="") as handle:
-            for r in csv.DictReader(handle):
-                if r["framework"] == framework:
-                    study_file[(framework, r["paper_label"])] = r["study_test_file"]
-                    study_file[(framework, r["function"])] = r["study_test_file"]
+    with open(PAPER / "functions.csv", newline="") as handle:
+        for r in csv.DictReader(handle):
+            study_file[(r["framework"], r["paper_label"])] = r["study_test_file"]
+            study_file.setdefault((r["framework"], r["function"]), r["study_test_file"])
     names = {"Table 5": "torch", "Table 6": "tensorflow", "Table 7": "jax"}
-    independent = {fw: _independent_latency(raw, fw, fw != "jax") for fw in names.values()}
+    independent = {fw: _independent_latency(raw, fw) for fw in names.values()}
     checked = 0
     for row in table.rows:
         framework = names[row[0]]
-        test_file = study_file.get((framework, row[2]))
-        value = independent[framework].get(test_file or "")
-        if value is None or row[headers.index("recomputed gpu")] == "":
+        value = independent[framework].get(study_file.get((framework, row[2])) or "")
+        if value is None:
             continue
-        assert row[headers.index("recomputed gpu")] == pytest.approx(round(value[0], 3), abs=1e-3)
-        assert row[headers.index("recomputed tpu")] == pytest.approx(round(value[1], 3), abs=1e-3)
-        if row[headers.index("match")] == "yes":
-            assert abs(value[0] - float(row[3])) <= 0.0015 + 0.001 * float(row[3])
+        assert row[headers.index("recount gpu")] == pytest.approx(round(value[0], 3), abs=1e-3)
+        assert row[headers.index("recount tpu")] == pytest.approx(round(value[1], 3), abs=1e-3)
+        assert abs(value[0] - float(row[3])) <= 0.0015 + 0.001 * float(row[3])
         checked += 1
-    assert checked >= 140
+    assert checked >= 150
     assert all(r[-1] for r in table.rows if r[headers.index("match")] == "no")
 
 
