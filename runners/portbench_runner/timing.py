@@ -1,8 +1,8 @@
 """Cold and warm timing of one callable, synchronized, with standard-library statistics.
 
 Warm sampling stops when the estimate is good enough (``mode: adaptive``, the default): after
-a short discarded warm-up (``warmup_s``: the first blocks after calibration run slower while
-caches, allocators and thread pools settle), and once ``adaptive_min_samples`` blocks are in,
+a short warm-up (calibration blocks, then discarded blocks until ``warmup_s``: the first
+blocks run slower while caches, allocators and thread pools settle), and once ``adaptive_min_samples`` blocks are in,
 it stops as soon as the distribution-free 95% confidence interval of the median is within
 ``ci_target_rel`` of the median (as pyperf and torch.utils.benchmark's adaptive_autorange stop
 on what they see), or at a cap: ``adaptive_budget_s`` of sampling, ``adaptive_max_samples``,
@@ -29,10 +29,11 @@ DEFAULT_TIMING: TimingSettings = {
     "mode": "adaptive",
     "ci_target_rel": 0.02,
     "adaptive_min_samples": 10,
-    # adaptive: discarded blocks after calibration, then at most this many samples and this
-    # much sampling time (pyperf's default is 60 values; asv's about ten 10 ms samples).
+    # adaptive: calibration and discarded blocks up to warmup_s, then at most this many
+    # samples and this much sampling time (pyperf's default is 60 values; asv's about ten
+    # 10 ms samples).
     "warmup_s": 0.01,
-    "adaptive_max_samples": 100,
+    "adaptive_max_samples": 60,
     "adaptive_budget_s": 0.1,
     # fixed: warm samples are taken until this much time was spent (and min_samples)...
     "warm_budget_s": 0.25,
@@ -163,10 +164,11 @@ def time_call(
         n = int(min(conf["max_calls_per_block"], n * 2))
     adaptive = conf.get("mode", "adaptive") == "adaptive"
     if adaptive:
-        # Warm-up: blocks run and discarded until warmup_s has passed (at least one block).
-        warmup_spent = 0.0
-        while warmup_spent < conf["warmup_s"] and calibration_s + warmup_spent < conf["max_warm_s"]:
-            warmup_spent += _run_block(call, sync, n, clock)
+        # Warm-up: the calibration blocks count; more blocks run and are discarded until
+        # warmup_s has passed since the cold call.
+        warmed_s = calibration_s
+        while warmed_s < conf["warmup_s"] and warmed_s < conf["max_warm_s"]:
+            warmed_s += _run_block(call, sync, n, clock)
     target = float(conf["ci_target_rel"])
     floor = int(conf["adaptive_min_samples"])
     max_samples = int(conf["adaptive_max_samples"] if adaptive else conf["max_samples"])

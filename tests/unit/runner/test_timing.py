@@ -133,8 +133,8 @@ class SettlingClock(FakeClock):
 
 
 def test_adaptive_discards_a_warm_up_and_fixed_mode_does_not() -> None:
-    # The cold call, then 15 ms of slow calls: the 10 ms warm-up plus calibration takes
-    # nearly all of them, so the adaptive median is the settled cost.
+    # The cold call, then 10 slow calls: the 14 ms warm-up (calibration included) takes
+    # them all, so the adaptive median is the settled cost.
     settings = {"block_min_s": 0.0, "warmup_s": 0.014}
     clock = SettlingClock(1e-3, 11)
     _, timing = time_call(clock.work, lambda _: None, settings, clock=clock)
