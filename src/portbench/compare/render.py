@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import math
+from collections.abc import Sequence
 from typing import Any
 
 from rich.console import Console
@@ -205,6 +206,10 @@ def comparison_json(
     }
 
 
+def _markdown_table(rows: Sequence[Sequence[Any]], headers: list[str]) -> str:
+    return tabulate([list(row) for row in rows], headers=headers, tablefmt="github") + "\n"
+
+
 def comparison_markdown(
     comparisons: list[CellComparison],
     lone_a: list[CellSide],
@@ -216,18 +221,9 @@ def comparison_markdown(
         parts.append(f"## {comparison.a.cell_id} against {comparison.b.cell_id}\n")
         parts.append(f"A: `{comparison.a.path}`  \nB: `{comparison.b.path}`\n")
         if comparison.differences:
-            parts.append(
-                tabulate(
-                    [list(row) for row in comparison.differences],
-                    headers=["", "A", "B"],
-                    tablefmt="github",
-                )
-                + "\n"
-            )
+            parts.append(_markdown_table(comparison.differences, ["", "A", "B"]))
         summary = _summary(comparison)
-        parts.append(
-            tabulate([list(summary.values())], headers=list(summary), tablefmt="github") + "\n"
-        )
+        parts.append(_markdown_table([list(summary.values())], list(summary)))
         if comparison.unpaired:
             parts.append(
                 "Unpaired cases: "
@@ -240,19 +236,9 @@ def comparison_markdown(
                 f"Cases that changed (regression: B/A above {1 + thresholds.slower:.2f} and "
                 f"significant at {thresholds.alpha}):\n"
             )
-            parts.append(
-                tabulate([_case_row(c) for c in notable], headers=CASE_COLUMNS, tablefmt="github")
-                + "\n"
-            )
+            parts.append(_markdown_table([_case_row(c) for c in notable], CASE_COLUMNS))
         if comparison.functions:
-            parts.append(
-                tabulate(
-                    [list(row) for row in comparison.functions],
-                    headers=["function", "A", "B"],
-                    tablefmt="github",
-                )
-                + "\n"
-            )
+            parts.append(_markdown_table(comparison.functions, ["function", "A", "B"]))
     for label, lone in (("A", lone_a), ("B", lone_b)):
         for side in lone:
             parts.append(f"Unpaired cell in {label}: {side.cell_id} (`{side.path}`)\n")

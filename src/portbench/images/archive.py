@@ -225,12 +225,4 @@ def use_image(
     check_labels(labels, ref, lock_sha256=spec.lock.sha256)
     tags = [str(t) for t in image.tags]
     tag = ref if ref in tags else (tags[0] if tags else str(image.id))
-    built = BuiltImage(
-        str(image.id),
-        tag,
-        False,
-        time.monotonic() - started,
-        int(image.attrs.get("Size", 0)),
-        labels,
-    )
-    return built, how
+    return BuiltImage.of(image, tag, False, started), how

@@ -69,6 +69,14 @@ class BuiltImage:
     size_bytes: int
     labels: dict[str, str] = field(default_factory=dict)
 
+    @classmethod
+    def of(cls, image: Any, tag: str, built: bool, started: float) -> BuiltImage:
+        """A docker SDK image as found or built at ``tag``, ``started`` on the monotonic clock."""
+        seconds = time.monotonic() - started
+        return cls(
+            str(image.id), tag, built, seconds, int(image.attrs.get("Size", 0)), image_labels(image)
+        )
+
     def record(self, lock_verified: bool) -> dict[str, Any]:
         """What a plan and env.json say of the image: enough to find and check it again."""
         return {
@@ -340,14 +348,7 @@ def ensure_image(spec: ImageSpec, note: Callable[[str], None], client: Any = Non
                 f"{tag} was built on another {base.name} (id {labels[f'{LABEL}.base-id'][7:19]}, "
                 f"here {base.id[7:19]}); reused as imported"
             )
-        return BuiltImage(
-            str(image.id),
-            tag,
-            False,
-            time.monotonic() - started,
-            int(image.attrs.get("Size", 0)),
-            labels,
-        )
+        return BuiltImage.of(image, tag, False, started)
     if not spec.lock.verified:
         note(
             f"{spec.lock.path.name} ({spec.profile.name}) is unverified: written from documented versions, not resolved here"
@@ -385,14 +386,7 @@ def ensure_image(spec: ImageSpec, note: Callable[[str], None], client: Any = Non
         raise EnvironmentBuildError(
             f"the Docker engine refused the build of {tag}: {exc.explanation}"
         ) from None
-    return BuiltImage(
-        str(image.id),
-        tag,
-        True,
-        time.monotonic() - started,
-        int(image.attrs.get("Size", 0)),
-        image_labels(image),
-    )
+    return BuiltImage.of(image, tag, True, started)
 
 
 def _image_ids(client: Any) -> set[str]:

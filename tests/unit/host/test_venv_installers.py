@@ -33,6 +33,17 @@ def _wheelhouse(tmp_path: Path) -> Path:
     return wheels
 
 
+def _tinypkg_value(env_dir: Path) -> str:
+    """What the venv's Python imports from the wheel (proves the install, not just an exit 0)."""
+    out = subprocess.run(
+        [str(env_dir / "bin" / "python"), "-c", "import tinypkg; print(tinypkg.VALUE)"],
+        capture_output=True,
+        text=True,
+        check=True,
+    )
+    return out.stdout.strip()
+
+
 @pytest.mark.parametrize("installer", ["pip", "uv"])
 def test_a_lock_installs_with_either_installer(tmp_path: Path, installer: str) -> None:
     if installer == "uv" and shutil.which("uv") is None:
@@ -46,13 +57,7 @@ def test_a_lock_installs_with_either_installer(tmp_path: Path, installer: str) -
     backend = VenvBackend(_wheelhouse(tmp_path), installer=installer)
     env_dir = tmp_path / "venv"
     backend.build(env_dir, sys.executable, load_lock(lock_file), "current", installer)
-    out = subprocess.run(
-        [str(env_dir / "bin" / "python"), "-c", "import tinypkg; print(tinypkg.VALUE)"],
-        capture_output=True,
-        text=True,
-        check=True,
-    )
-    assert out.stdout.strip() == "42"
+    assert _tinypkg_value(env_dir) == "42"
 
 
 def test_auto_prefers_uv_and_an_unknown_installer_is_one_sentence(
@@ -92,10 +97,4 @@ def test_an_index_named_by_the_lock_is_used_for_its_packages_and_pip_falls_back(
     with pytest.raises(EnvironmentBuildError):
         backend.build(env_dir, sys.executable, lock, "current", "uv")
     assert backend.install(env_dir, sys.executable, lock, "current") == "pip"
-    out = subprocess.run(
-        [str(env_dir / "bin" / "python"), "-c", "import tinypkg; print(tinypkg.VALUE)"],
-        capture_output=True,
-        text=True,
-        check=True,
-    )
-    assert out.stdout.strip() == "42"
+    assert _tinypkg_value(env_dir) == "42"
