@@ -20,10 +20,11 @@ from .load import Cell, load_cell, load_runs
 from .names import run_argument, tell_apart, with_label
 from .publish import CONTENTS, publish
 from .published import harness_cases, portbench_beside, published_outcomes, published_strata
-from .render import print_tables, write_files, write_html
+from .render import write_files, write_html
 from .study import default_archive, import_study, study_cells_dir
 from .study_latency import published_latency, study_quantity_beside
 from .tables import Table, curation, failures, portability, provenance, strata
+from .terminal import print_tables
 
 __all__ = ["build_report", "register"]
 

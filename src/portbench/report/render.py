@@ -1,5 +1,5 @@
-"""Writing tables: rich in the terminal; Markdown, LaTeX (booktabs), CSV and JSON files; one
-static index.html that works opened from disk (no server, no network)."""
+"""Writing tables: Markdown, LaTeX (booktabs), CSV and JSON files; one static index.html
+that works opened from disk (no server, no network). The terminal's are in :mod:`.terminal`."""
 
 from __future__ import annotations
 
@@ -10,73 +10,16 @@ import json
 from pathlib import Path
 from typing import Any
 
-from rich.console import Console
-from rich.measure import Measurement
-from rich.table import Table as RichTable
 from tabulate import tabulate
 
 from .tables import Table
-from .wrap import Breakable, fit_widths, pieces, span
+from .wrap import pieces
 
-__all__ = ["to_rich", "write_files", "write_html"]
+__all__ = ["write_files", "write_html"]
 
 
 def _cell(value: Any) -> str:
     return "" if value is None else str(value)
-
-
-def _blocks(table: Table, rows: list[list[str]], width: int) -> RichTable:
-    """A table too wide for ``width`` even with every word kept whole: one block per row,
-    a field per line, so that nothing breaks inside a word and nothing is cut."""
-    hint = f"one block per row: too wide for {width} columns (--wide: one line per row)"
-    rich = RichTable(
-        title=table.title,
-        caption=f"{table.note}; {hint}" if table.note else hint,
-        show_header=False,
-    )
-    spans = [span("\n".join(table.headers)), span("\n".join(v for r in rows for v in r))]
-    # Two columns need 3 borders and 4 cells of padding; narrower still, rich folds.
-    fitted = fit_widths(spans, width - 3 - 4)
-    widths: list[int | None] = [*fitted] if fitted else [None, None]
-    rich.add_column(style="bold", width=widths[0])
-    rich.add_column(width=widths[1])
-    for row in rows:
-        fields = [(h, v) for h, v in zip(table.headers, row) if v != ""]
-        for index, (header, value) in enumerate(fields):
-            rich.add_row(Breakable(header), Breakable(value), end_section=index == len(fields) - 1)
-    return rich
-
-
-def to_rich(table: Table, limit: int | None = None, width: int | None = None) -> RichTable:
-    """The table for the terminal. With ``width`` (the console's), long names wrap at
-    sensible points and no column is narrower than its longest word; a table that cannot
-    be so at this width is printed one block per row. Without, every row stays on one line
-    (``--wide``)."""
-    rows = [
-        [_cell(v) for v in row] for row in (table.rows if limit is None else table.rows[:limit])
-    ]
-    if limit is not None and len(table.rows) > limit:
-        rows.append(
-            [f"... {len(table.rows) - limit} more (--full)", *([""] * (len(table.headers) - 1))]
-        )
-    if width is None:
-        rich = RichTable(title=table.title, caption=table.note or None)
-        for header in table.headers:
-            rich.add_column(header, no_wrap=True)
-        for row in rows:
-            rich.add_row(*row)
-        return rich
-    spans = [span("\n".join([h, *(r[i] for r in rows)])) for i, h in enumerate(table.headers)]
-    # rich adds one cell per border and one of padding on each side of every column.
-    widths = fit_widths(spans, width - (len(table.headers) + 1) - 2 * len(table.headers))
-    if widths is None:
-        return _blocks(table, rows, width)
-    rich = RichTable(title=table.title, caption=table.note or None)
-    for header, column_width in zip(table.headers, widths):
-        rich.add_column(Breakable(header), width=column_width)
-    for row in rows:
-        rich.add_row(*(Breakable(v) for v in row))
-    return rich
 
 
 def write_files(table: Table, out: Path) -> list[Path]:
@@ -232,36 +175,3 @@ def write_html(
     path = out / "index.html"
     path.write_text("\n".join(parts), encoding="utf-8")
     return path
-
-
-SUMMARY_TABLES = (
-    "portability",
-    "published-outcomes",
-    "failures",
-    "latency-summary",
-    "published-latency",
-    "generations",
-)
-
-
-def print_tables(tables: list[Table], console: Console, full: bool, wide: bool = False) -> None:
-    """The short summary (portability, the study beside us, failures, latency across
-    accelerators and generations, first rows only), or every table in full; wrapped to the
-    console's width, or each at its natural width (``wide``)."""
-    for table in tables:
-        wanted = full or table.name in SUMMARY_TABLES
-        if not (wanted and (table.rows or table.name == "portability")):
-            continue
-        limit = None if full else 12
-        if wide:
-            rich = to_rich(table, limit)
-            natural = Measurement.get(console, console.options.update_width(10**6), rich)
-            # print(width=...) never goes past the console's width: widen the console itself.
-            width = console.width
-            console.width = max(width, natural.maximum)
-            try:
-                console.print(rich)
-            finally:
-                console.width = width
-        else:
-            console.print(to_rich(table, limit, console.width))

@@ -15,8 +15,8 @@ from portbench.errors import UsageError
 from portbench.plan import PlanOptions, check_label, plan_from_case_files, write_plan
 from portbench.report.commands import load_labelled
 from portbench.report.names import run_argument, tell_apart
-from portbench.report.render import print_tables, to_rich
 from portbench.report.tables import Table, portability
+from portbench.report.terminal import column_groups, print_tables, to_rich
 from portbench.report.wrap import fit_widths, pieces, wrap
 
 CASES = "from portbench_runner.api import case\n\n@case('one')\ndef one(ctx):\n    return 1\n"
@@ -165,14 +165,25 @@ def test_wide_prints_every_row_on_one_line(tmp_path: Path) -> None:
     assert any(re.search(re.escape(NAME), line) for line in out.getvalue().splitlines())
 
 
-def test_a_table_too_wide_for_80_columns_prints_one_block_per_row() -> None:
-    headers = [f"field {i}" for i in range(12)]
-    rows = [[f"value-{i}-{'x' * 6}" for i in range(12)], [NAME, *[""] * 11]]
+def test_a_table_too_wide_for_80_columns_prints_in_parts_repeating_its_first_column() -> None:
+    headers = ["cell", *(f"field {i}" for i in range(1, 12))]
+    rows = [[f"{NAME} @ run", *(f"value-{i}-xxxxxx" for i in range(1, 12))]]
     text = _render(Table("t", "wide table", headers, rows), 80)
     lines = text.splitlines()
     assert all(len(line) <= 80 for line in lines)
-    assert "one block per row" in text
-    # Every header and value is on one line, whole.
-    for expected in [*headers, *rows[0]]:
-        assert any(expected in line for line in lines), expected
-    assert NAME in "".join(line[1:-1].split("│")[-1].strip() for line in lines)
+    parts = [line for line in lines if "wide table (part" in line]
+    assert len(parts) >= 2
+    # Every part starts with the cell column, and every other column is in exactly one part.
+    assert text.count("┃ cell") == len(parts)
+    for value in rows[0][1:]:
+        assert sum(value in line for line in lines) == 1, value
+
+
+def test_parts_fall_back_to_blocks_when_two_columns_cannot_stand_side_by_side() -> None:
+    assert column_groups([(10, 20), (30, 40), (30, 30)], 120) == [[0, 1, 2]]
+    assert column_groups([(10, 20), (30, 40), (30, 30)], 80) == [[0, 1], [0, 2]]
+    assert column_groups([(40, 40), (40, 40)], 80) is None
+    long = "x" * 40
+    text = _render(Table("t", "blocks", ["a", "b"], [[long, long + "y"]]), 80)
+    assert "one block per row" in text and all(len(line) <= 80 for line in text.splitlines())
+    assert any(long + "y" in line for line in text.splitlines())
