@@ -2,7 +2,8 @@
 
 Plan schema history:
   1 - first version.
-  2 - ``file_cases`` per function and ``cases_per_worker`` (both optional).
+  2 - ``file_cases`` per function and ``cases_per_worker`` (both optional); ``label``
+      (optional, the user's name for the run: read by the report only, never by the runner).
 """
 
 from __future__ import annotations
@@ -55,6 +56,9 @@ def validate_plan(plan: Any, where: str) -> Plan:
             raise PlanInvalid(f"{where}: the plan lacks '{key}'; recompile it with portbench bench")
         if not isinstance(plan[key], kind):
             raise PlanInvalid(f"{where}: '{key}' must be a {kind.__name__}")
+    # The runner ignores the label; a wrong type still means a plan not written by portbench.
+    if not isinstance(plan.get("label", ""), str):
+        raise PlanInvalid(f"{where}: 'label' must be a str when present")
     if plan["schema"] > PLAN_SCHEMA:
         raise PlanInvalid(
             f"{where}: plan schema {plan['schema']} is newer than this runner's "

@@ -5,6 +5,8 @@ Plan schema history (keep in step with runners/portbench_runner/plan.py):
   2 - ``file_cases`` per function (every case its file registers, as the host reads it, so
       the worker can refuse a file that registers cases at run time); ``cases_per_worker``
       (0: a worker runs cases until it dies; 1: every case in a fresh worker process).
+      Optional ``label`` (a string the user chose, ``--label``): the report names the run by
+      it; absent when none was given, so plans without one read as before.
 """
 
 from __future__ import annotations
@@ -26,6 +28,7 @@ __all__ = [
     "PLAN_SCHEMA",
     "CellSpec",
     "case_seed",
+    "check_label",
     "compile_plan",
     "plan_case_count",
     "plan_document",
@@ -36,6 +39,7 @@ __all__ = [
 PLAN_SCHEMA = 2
 DEFAULT_SEED = 20230101
 DEFAULT_CASE_TIMEOUT_S = 900.0  # the study's per-test timeout (15 min)
+MAX_LABEL = 80
 
 
 @dataclass(frozen=True)
@@ -66,6 +70,20 @@ class PlanOptions:
     cases_per_worker: int = 0
     timing: dict[str, float] = field(default_factory=dict)
     image: dict[str, Any] | None = None
+    label: str | None = None
+
+
+def check_label(label: str | None) -> str | None:
+    """A run label as the plan keeps it: one line of printable text, or None."""
+    if label is None:
+        return None
+    text = label.strip()
+    # One short line: the report prints it inside table cells and the HTML page.
+    if not text or len(text) > MAX_LABEL or not text.isprintable():
+        raise UsageError(
+            f"--label takes one line of 1 to {MAX_LABEL} printable characters, not {label[:40]!r}"
+        )
+    return text
 
 
 def case_seed(seed: int, case_id: str) -> int:
@@ -169,7 +187,7 @@ def plan_document(
     rerun_prefix: str,
 ) -> dict[str, Any]:
     """The plan as the runner reads it; the one place its fields are written."""
-    return {
+    document: dict[str, Any] = {
         "schema": PLAN_SCHEMA,
         "kind": "plan",
         "cell": cell,
@@ -193,6 +211,11 @@ def plan_document(
         "rerun_prefix": rerun_prefix,
         "portbench_version": __version__,
     }
+    # Written only when given: an unlabelled plan stays byte for byte what it was.
+    label = check_label(options.label)
+    if label is not None:
+        document["label"] = label
+    return document
 
 
 def plan_case_count(plan: dict[str, Any]) -> int:

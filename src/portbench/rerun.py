@@ -25,7 +25,7 @@ from .cellrun import CellRunResult, choose_backend, execute_cell, new_run_dir
 from .errors import UsageError
 from .manifest import FRAMEWORKS
 from .paths import manifests_dir
-from .plan import read_plan
+from .plan import check_label, read_plan
 from .profiles import check_profile
 from .results import read_document
 from .results.safeio import read_bounded
@@ -98,8 +98,10 @@ def rerun_cell(
     backend: str | None = None,
     build: BuildOptions | None = None,
     run_dir: Path | None = None,
+    label: str | None = None,
 ) -> CellRunResult:
     """Run the plan of the cell at ``origin`` here, as a new run; what it recorded."""
+    label = check_label(label)  # a bad label costs a second, not an environment's build
     origin_dir = origin_cell(origin)
     plan = read_plan(origin_dir / "plan.json")
     framework, profile = str(plan["framework"]), str(plan["profile"])
@@ -160,6 +162,10 @@ def rerun_cell(
             "portbench_version": plan.get("portbench_version"),
         },
     }
+    # The origin's label named the origin's run; this one carries only the label it is given.
+    new_plan.pop("label", None)
+    if label is not None:
+        new_plan["label"] = label
     make_dir(cell_dir, where)
     console.print(f"rerun of {origin_dir} ({plan['cell']}) as {cell_dir}")
     return execute_cell(str(new_plan["cell"]), chosen, prepared, new_plan, cell_dir, False, console)

@@ -13,7 +13,7 @@ from rich.table import Table
 from ..backends import BACKENDS
 from ..cellrun import BenchRequest, BuildOptions, CellRunResult, run_cell
 from ..errors import UsageError
-from ..plan import DEFAULT_CASE_TIMEOUT_S, DEFAULT_SEED, PlanOptions
+from ..plan import DEFAULT_CASE_TIMEOUT_S, DEFAULT_SEED, PlanOptions, check_label
 from ..profiles import DEFAULT_PROFILE, PROFILES
 from ..results import Outcome, read_results
 from ..resume import find_resumed_cell
@@ -46,6 +46,11 @@ def register(subparsers: Any) -> None:
         "gives framework, accelerator, profile and backend",
     )
     parser.add_argument("--seed", type=int, help=f"default: {DEFAULT_SEED}")
+    parser.add_argument(
+        "--label",
+        help="a name for this run, of your choosing, kept in plan.json; the report shows it "
+        "beside the cell (e.g. 'after driver update')",
+    )
     parser.add_argument(
         "--timeout", type=float, help=f"seconds per case (default: {DEFAULT_CASE_TIMEOUT_S:g})"
     )
@@ -132,6 +137,7 @@ _PLAN_OPTIONS = {
     "seed": "--seed",
     "timeout": "--timeout",
     "warm_budget": "--warm-budget",
+    "label": "--label",
 }
 
 
@@ -185,6 +191,7 @@ def _new_request(args: argparse.Namespace) -> BenchRequest:
         seed=DEFAULT_SEED if args.seed is None else args.seed,
         case_timeout_s=DEFAULT_CASE_TIMEOUT_S if args.timeout is None else args.timeout,
         timing=timing,
+        label=check_label(args.label),
     )
     return BenchRequest(
         framework=args.framework,

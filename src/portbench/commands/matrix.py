@@ -20,7 +20,7 @@ from ..accelerators import Accelerator, is_present, load_accelerators
 from ..cellrun import BenchRequest, new_run_dir, run_cell
 from ..errors import CellInterrupted, PortbenchError
 from ..manifest import FRAMEWORKS
-from ..plan import PlanOptions
+from ..plan import PlanOptions, check_label
 from ..profiles import DEFAULT_PROFILE
 from ..selection import split_selection
 from ..writable import make_dir, require_writable
@@ -34,6 +34,11 @@ def register(subparsers: Any) -> None:
     parser.add_argument("--frameworks", nargs="+", default=list(FRAMEWORKS))
     parser.add_argument("--backend", default="auto")
     parser.add_argument("--run-dir", type=Path)
+    parser.add_argument(
+        "--label",
+        help="a name for this run, of your choosing, kept in plan.json; the report shows it "
+        "beside the cell (e.g. 'after driver update')",
+    )
     parser.add_argument(
         "--timing",
         choices=("adaptive", "fixed"),
@@ -80,6 +85,7 @@ def _matrix(args: argparse.Namespace) -> int:
     console = Console()
     reachable, unreachable = reachable_accelerators(load_accelerators())
     # Checked before the first cell builds its environment: a typo costs a second.
+    label = check_label(args.label)
     shares = split_selection(
         args.frameworks, args.functions, args.case, reachable, args.profile, args.backend
     )
@@ -98,7 +104,10 @@ def _matrix(args: argparse.Namespace) -> int:
                 cells.append({"cell": cell, "status": "not selected", "reason": reason})
                 continue
             options = PlanOptions(
-                functions=share.functions, cases=share.cases, timing={"mode": args.timing}
+                functions=share.functions,
+                cases=share.cases,
+                timing={"mode": args.timing},
+                label=label,
             )
             request = BenchRequest(framework, acc.id, args.profile, args.backend, options, run_dir)
             started = time.monotonic()

@@ -35,6 +35,11 @@ def register(subparsers: Any) -> None:
     )
     parser.add_argument("--run-dir", type=Path, help="the new run's directory")
     parser.add_argument(
+        "--label",
+        help="a name for this rerun, kept in its plan.json and shown by the report (the "
+        "origin's label is not carried over: a rerun is another run)",
+    )
+    parser.add_argument(
         "--find-links", type=Path, help="a local wheelhouse for wheels no index serves"
     )
     parser.set_defaults(func=_rerun)
@@ -43,7 +48,9 @@ def register(subparsers: Any) -> None:
 def _rerun(args: argparse.Namespace) -> int:
     console = Console()
     build = BuildOptions(find_links=args.find_links, image=args.image)
-    result = rerun_cell(args.cell, console, args.accelerator, args.backend, build, args.run_dir)
+    result = rerun_cell(
+        args.cell, console, args.accelerator, args.backend, build, args.run_dir, args.label
+    )
     console.print(summary_table(f"rerun of {args.cell}", result))
     failures = failures_table(result.cell_dir / "results.jsonl")
     if failures is not None:

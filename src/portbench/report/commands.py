@@ -17,12 +17,14 @@ from ..writable import require_writable
 from .figures import write_figures
 from .latency import generation_pairs, latency_tables, version_tables
 from .load import Cell, load_cell, load_runs
+from .names import run_argument, tell_apart, with_label
 from .publish import CONTENTS, publish
 from .published import harness_cases, portbench_beside, published_outcomes, published_strata
-from .render import print_tables, write_files, write_html
+from .render import write_files, write_html
 from .study import default_archive, import_study, study_cells_dir
 from .study_latency import published_latency, study_quantity_beside
 from .tables import Table, curation, failures, portability, provenance, strata
+from .terminal import print_tables
 
 __all__ = ["build_report", "register"]
 
@@ -34,8 +36,9 @@ def register(subparsers: Any) -> None:
     report.add_argument(
         "runs",
         nargs="*",
-        type=Path,
-        help="run or cell directories (default: everything under results/ except "
+        metavar="RUN_DIR[=LABEL]",
+        help="run or cell directories, each with an optional label of your choosing that "
+        "names its cells in the tables (default: everything under results/ except "
         "results/reference/)",
     )
     report.add_argument(
@@ -48,6 +51,20 @@ def register(subparsers: Any) -> None:
     )
     report.add_argument(
         "--full", action="store_true", help="every row in the terminal, not the first 12"
+    )
+    report.add_argument(
+        "--wide",
+        action="store_true",
+        help="each table at its natural width, one line a row (for `less -S` or a file), "
+        "instead of wrapping long names to the terminal's width",
+    )
+    report.add_argument(
+        "--svg",
+        type=Path,
+        default=None,
+        metavar="FILE",
+        help="also save what the terminal shows as an SVG picture (width: the terminal's, "
+        "or COLUMNS)",
     )
     report.add_argument(
         "--study",
@@ -129,18 +146,32 @@ def all_tables(cells: list[Cell]) -> list[Table]:
     ]
 
 
+def load_labelled(runs: list[Path | str], with_reference: bool = False) -> list[Cell]:
+    """The cells of ``runs`` (``RUN_DIR`` or ``RUN_DIR=LABEL``; none: results/), each once."""
+    if not runs:
+        return load_runs(None, with_reference)
+    cells: dict[Path, Cell] = {}
+    for run in runs:
+        path, label = run_argument(str(run))
+        for cell in with_label(load_runs([path]), label):
+            # A cell reached through two arguments is one cell; the later label wins.
+            cells[cell.path.resolve()] = cell
+    return list(cells.values())
+
+
 def build_report(
-    runs: list[Path],
+    runs: list[Path | str],
     out: Path,
     console: Console,
     full: bool = False,
     study: Path | None = None,
     with_study: bool = True,
     with_reference: bool = False,
+    wide: bool = False,
 ) -> list[Path]:
     # Before any cell is read: a folder that cannot be written is one sentence, not a traceback.
     require_writable(out, "pass --out with a directory you can write")
-    cells = load_runs(runs or None, with_reference)
+    cells = tell_apart(load_labelled(runs, with_reference))
     if not cells and not with_study:
         raise ResultsError(
             'no cells found; run `nox -s "bench(jax, cpu)"` first or pass run directories'
@@ -154,7 +185,7 @@ def build_report(
         written += write_files(table, out / "tables")
     figures = write_figures(tables, cells, out / "figures")
     written += figures
-    failed = [f"{c.cell_id} ({c.status})" for c in cells if c.status != "complete"]
+    failed = [f"{c.name} ({c.status})" for c in cells if c.status != "complete"]
     damaged = sum(c.unreadable_lines for c in cells)
     summary = (
         f"{ours} portbench cells from {len({c.path.parent for c in cells[:ours]})} runs"
@@ -164,22 +195,31 @@ def build_report(
         + f"{damaged} unreadable result lines"
     )
     written.append(write_html(tables, out, summary, [f for f in figures if f.suffix == ".svg"]))
-    print_tables(tables, console, full)
+    print_tables(tables, console, full, wide)
     console.print(summary)
     console.print(f"report: {out / 'index.html'} and {out / 'tables'}/")
     return written
 
 
 def _report(args: argparse.Namespace) -> int:
+    console = Console(record=args.svg is not None)
+    if args.svg is not None:
+        # Checked before the report is built: a wrong path costs a second, not a report.
+        require_writable(args.svg.parent, "pass --svg a file in a directory you can write")
     build_report(
         args.runs,
         args.out or project_root() / "report",
-        Console(),
+        console,
         args.full,
         args.study,
         not args.no_study,
         args.with_reference,
+        args.wide,
     )
+    if args.svg is not None:
+        args.svg.parent.mkdir(parents=True, exist_ok=True)
+        console.save_svg(str(args.svg), title=f"portbench report ({console.width} columns)")
+        console.print(f"terminal picture: {args.svg}")
     return 0
 
 

@@ -76,7 +76,7 @@ def portability_figure(table: Table, out: Path) -> list[Path]:
 
 def failures_figure(cells: list[Cell], out: Path) -> list[Path]:
     counts = {
-        c.cell_id: Counter(r.get("category") for r in c.records if r["outcome"] == "fail")
+        c.name: Counter(r.get("category") for r in c.records if r["outcome"] == "fail")
         for c in latest_cells(cells)
     }
     counts = {k: v for k, v in counts.items() if v}
@@ -99,24 +99,67 @@ def failures_figure(cells: list[Cell], out: Path) -> list[Path]:
     return _save(fig, out, "failures")
 
 
-def strata_figure(table: Table, out: Path) -> list[Path]:
+STRATA = ["top20", "1|2", *(str(i) for i in range(1, 11))]
+
+
+def strata_rates(table: Table) -> tuple[dict[str, dict[str, float]], dict[str, float]]:
+    """Per cell with any failure: its failure rate (%) per stratum, and over all functions."""
     rates: dict[str, dict[str, float]] = defaultdict(dict)
+    overall: dict[str, float] = {}
     for cell, stratum, functions, failing, _ in table.rows:
-        if functions and stratum not in ("?", "all"):
+        if not functions or stratum == "?":
+            continue
+        if stratum == "all":
+            overall[cell] = 100 * failing / functions
+        else:
             rates[cell][stratum] = 100 * failing / functions
-    rates = {k: v for k, v in rates.items() if any(v.values())}
+    kept = {k: v for k, v in rates.items() if any(v.values())}
+    return kept, {k: overall.get(k, 0.0) for k in kept}
+
+
+def strata_figure(table: Table, out: Path) -> list[Path]:
+    """Small multiples, one panel per cell on one shared scale: ~14 cells drawn as lines on
+    one axis could not be told apart."""
+    rates, overall = strata_rates(table)
     if not rates:
         return []
     plt = _plt()
-    order = ["top20", "1|2", *(str(i) for i in range(1, 11))]
-    fig, ax = plt.subplots(figsize=(8, 4))
-    for cell, by_stratum in sorted(rates.items()):
-        xs = [s for s in order if s in by_stratum]
-        ax.plot(xs, [by_stratum[s] for s in xs], marker="o", label=cell)
-    ax.set_xlabel("frequency stratum (top 20, deciles from rarest)")
-    ax.set_ylabel("functions failing (%)")
-    ax.legend(fontsize=6)
-    ax.set_title("Failure rate by frequency stratum (Figures 4, 5)")
+    columns = min(4, len(rates))
+    rows = math.ceil(len(rates) / columns)
+    fig, axes = plt.subplots(
+        rows,
+        columns,
+        figsize=(2.6 * columns, 1.9 * rows + 0.6),
+        sharex=True,
+        sharey=True,
+        squeeze=False,
+    )
+    for ax, (cell, by_stratum) in zip(axes.flat, sorted(rates.items())):
+        present = [s for s in STRATA if s in by_stratum]
+        ax.bar(
+            [STRATA.index(s) for s in present],
+            [by_stratum[s] for s in present],
+            color=["#c0392b" if s == "top20" else "#4c72b0" for s in present],
+        )
+        ax.axhline(overall[cell], color="#444", linewidth=0.8, linestyle="--")
+        ax.set_title(cell, fontsize=7)
+        ax.tick_params(labelsize=6)
+    axes[0][0].set_xticks(range(len(STRATA)), ["t20", "1|2", *STRATA[2:]], rotation=90)
+    for index, ax in enumerate(axes.flat):
+        if index >= len(rates):
+            ax.set_visible(False)
+        elif index + columns >= len(rates):
+            # The lowest panel of its column labels the strata (the one below is empty).
+            ax.tick_params(labelbottom=True)
+    axes[0][0].set_ylim(0, 100)
+    fig.supxlabel("frequency stratum (t20: the top 20; deciles from the rarest, 1)", fontsize=8)
+    fig.supylabel("functions failing (%)", fontsize=8)
+    fig.suptitle(
+        "Failure rate by frequency stratum, one panel per cell (dashed: all functions; "
+        "Figures 4, 5)",
+        fontsize=9,
+    )
+    fig.tight_layout()
     return _save(fig, out, "strata")
 
 

@@ -51,6 +51,20 @@ class Cell:
     """Lines of sessions.jsonl skipped as unreadable."""
     problems: tuple[str, ...] = ()
     """The first few reasons results.jsonl lines were skipped ('line N: why')."""
+    label: str = ""
+    """The user's name for the run: ``--label`` kept in plan.json, or ``report RUN_DIR=LABEL``."""
+    display: str = ""
+    """The name tables show, when the cell id alone is not enough (see :mod:`.names`)."""
+
+    @property
+    def run_id(self) -> str:
+        """The run directory's name (results/<run-id>/<cell>)."""
+        return self.path.parent.name
+
+    @property
+    def name(self) -> str:
+        """The cell as tables name it: its id, with run id and label where needed."""
+        return self.display or self.cell_id
 
     @property
     def status(self) -> str:
@@ -183,6 +197,7 @@ def load_cell(path: Path) -> Cell:
     cell_id = str(source.get("cell") or path.name)
     parts = cell_id.split("/")
     framework, accelerator, profile = ([*parts, "?", "?", "?"])[:3]
+    label = (plan or {}).get("label")
     return Cell(
         path,
         cell_id,
@@ -196,6 +211,7 @@ def load_cell(path: Path) -> Cell:
         skipped,
         bad_sessions,
         problems,
+        label if isinstance(label, str) else "",
     )
 
 

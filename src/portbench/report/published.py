@@ -169,7 +169,7 @@ def harness_cases(cells: list[Cell]) -> Table:
             effect = "->".join(changed[key]) if key in changed else "unchanged"
             table.rows.append(
                 [
-                    cell.cell_id,
+                    cell.name,
                     r["function"],
                     r["case_name"],
                     r.get("study_outcome"),
@@ -218,7 +218,7 @@ def portbench_beside(cells: list[Cell]) -> Table:
                     row["framework"],
                     row["device"],
                     _printed(row),
-                    cell.cell_id,
+                    cell.name,
                     _format(counts, False),
                     counts["untested"],
                     _format(counts, True),
@@ -284,7 +284,5 @@ def published_strata(cells: list[Cell]) -> Table:
                     _rate(clean, strata, True) if clean is not None else "n/a",
                     _rate(clean, strata, False) if clean is not None else "n/a",
                 ]
-            table.rows.append(
-                [row["framework"], row["device"], row["note"], cell.cell_id, *recount]
-            )
+            table.rows.append([row["framework"], row["device"], row["note"], cell.name, *recount])
     return table

@@ -1,5 +1,5 @@
-"""Writing tables: rich in the terminal; Markdown, LaTeX (booktabs), CSV and JSON files; one
-static index.html that works opened from disk (no server, no network)."""
+"""Writing tables: Markdown, LaTeX (booktabs), CSV and JSON files; one static index.html
+that works opened from disk (no server, no network). The terminal's are in :mod:`.terminal`."""
 
 from __future__ import annotations
 
@@ -10,31 +10,16 @@ import json
 from pathlib import Path
 from typing import Any
 
-from rich.console import Console
-from rich.table import Table as RichTable
 from tabulate import tabulate
 
 from .tables import Table
+from .wrap import pieces
 
-__all__ = ["to_rich", "write_files", "write_html"]
+__all__ = ["write_files", "write_html"]
 
 
 def _cell(value: Any) -> str:
     return "" if value is None else str(value)
-
-
-def to_rich(table: Table, limit: int | None = None) -> RichTable:
-    rich = RichTable(title=table.title, caption=table.note or None)
-    for header in table.headers:
-        rich.add_column(header, overflow="fold")
-    rows = table.rows if limit is None else table.rows[:limit]
-    for row in rows:
-        rich.add_row(*(_cell(v) for v in row))
-    if limit is not None and len(table.rows) > limit:
-        rich.add_row(
-            f"... {len(table.rows) - limit} more (--full)", *([""] * (len(table.headers) - 1))
-        )
-    return rich
 
 
 def write_files(table: Table, out: Path) -> list[Path]:
@@ -74,14 +59,29 @@ def write_files(table: Table, out: Path) -> list[Path]:
     return paths
 
 
+def _breaking(text: str) -> str:
+    """``text`` escaped, with a break opportunity (<wbr>) at each sensible point: a narrow
+    window wraps ``torch.nn.functional.conv2d::basic`` after a dot, never inside a word."""
+    return "<wbr>".join(html.escape(p) for p in pieces(text))
+
+
+def _png_width(data: bytes) -> int:
+    # The IHDR chunk, always first, holds the width at bytes 16-20.
+    return int.from_bytes(data[16:20], "big") if data[:8] == b"\x89PNG\r\n\x1a\n" else 0
+
+
 def _html_table(table: Table) -> list[str]:
     parts = [f"<h2 id='{html.escape(table.name)}'>{html.escape(table.title)}</h2>"]
     if table.note:
         parts.append(f"<p class='note'>{html.escape(table.note)}</p>")
-    body = ["<table><tr>", *(f"<th>{html.escape(h)}</th>" for h in table.headers), "</tr>"]
+    body = [
+        "<div class='scroll'><table><tr>",
+        *(f"<th>{_breaking(h)}</th>" for h in table.headers),
+        "</tr>",
+    ]
     for row in table.rows:
-        body.append("<tr>" + "".join(f"<td>{html.escape(_cell(v))}</td>" for v in row) + "</tr>")
-    body.append("</table>")
+        body.append("<tr>" + "".join(f"<td>{_breaking(_cell(v))}</td>" for v in row) + "</tr>")
+    body.append("</table></div>")
     if len(table.rows) > 25:
         # Long tables fold; every row is still in the page (and in tables/<name>.csv).
         parts.append(f"<details><summary>{len(table.rows)} rows</summary>")
@@ -124,20 +124,33 @@ def _nav(tables: list[Table]) -> str:
     return "<nav>" + "".join(lines) + "</nav>"
 
 
+#: One stylesheet for desktop and phone: tables scroll sideways inside their own box, figures
+#: shrink to the window, the navigation's section names go above their links when narrow.
+STYLE = (
+    "body{font-family:sans-serif;margin:2em;max-width:1400px}"
+    "div.scroll{overflow-x:auto;margin:0.5em 0 1.5em}table{border-collapse:collapse}"
+    "td,th{border:1px solid #ccc;padding:3px 8px;font-size:13px;vertical-align:top}"
+    "th{background:#f0f0f0}p.note{color:#555}"
+    "figure{display:inline-block;margin:0.5em;vertical-align:top;max-width:640px}"
+    "figure.wide{max-width:100%}figure img{max-width:100%;height:auto}"
+    "figcaption{font-size:12px;color:#555}"
+    "nav div{margin:0.3em 0}nav b{display:inline-block;min-width:12em;font-size:13px}"
+    "nav a{margin-right:1em;font-size:13px;white-space:nowrap;display:inline-block}"
+    "@media (max-width:600px){body{margin:0.6em}nav b{display:block}"
+    "figure{margin:0.5em 0}h1{font-size:1.5em}h2{font-size:1.15em}}"
+)
+
+
 def write_html(
     tables: list[Table], out: Path, summary: str, figures: list[Path] | None = None
 ) -> Path:
     """One self-contained page: figures embedded as data URIs, tables inline, no script and
     nothing fetched, so it works opened from disk and archived as one file."""
     parts = [
-        "<!doctype html><html><head><meta charset='utf-8'><title>portbench report</title>",
-        "<style>body{font-family:sans-serif;margin:2em;max-width:1400px}"
-        "table{border-collapse:collapse;margin:0.5em 0 1.5em}"
-        "td,th{border:1px solid #ccc;padding:3px 8px;font-size:13px}th{background:#f0f0f0}"
-        "p.note{color:#555}figure{display:inline-block;margin:0.5em;vertical-align:top}"
-        "figure img{max-width:640px}figcaption{font-size:12px;color:#555}"
-        "nav div{margin:0.3em 0}nav b{display:inline-block;min-width:12em;font-size:13px}"
-        "nav a{margin-right:1em;font-size:13px}</style></head><body>",
+        "<!doctype html><html><head><meta charset='utf-8'>"
+        "<meta name='viewport' content='width=device-width,initial-scale=1'>"
+        "<title>portbench report</title>",
+        f"<style>{STYLE}</style></head><body>",
         "<h1>portbench report</h1>",
         f"<p>{html.escape(summary)}</p>",
         _nav([t for t in tables if t.rows]),
@@ -145,9 +158,13 @@ def write_html(
     ]
     for figure in figures or []:
         png = figure.with_suffix(".png")
-        data = base64.b64encode(png.read_bytes()).decode("ascii")
+        raw = png.read_bytes()
+        data = base64.b64encode(raw).decode("ascii")
+        # Small multiples are drawn wide: shown at their own width (up to the page's).
+        kind = " class='wide'" if _png_width(raw) > 800 else ""
         parts.append(
-            f"<figure><img alt='{html.escape(png.stem)}' src='data:image/png;base64,{data}'>"
+            f"<figure{kind}><img alt='{html.escape(png.stem)}' "
+            f"src='data:image/png;base64,{data}'>"
             f"<figcaption>{html.escape(png.stem)} (figures/{html.escape(png.stem)}.svg)"
             "</figcaption></figure>"
         )
@@ -158,22 +175,3 @@ def write_html(
     path = out / "index.html"
     path.write_text("\n".join(parts), encoding="utf-8")
     return path
-
-
-SUMMARY_TABLES = (
-    "portability",
-    "published-outcomes",
-    "failures",
-    "latency-summary",
-    "published-latency",
-    "generations",
-)
-
-
-def print_tables(tables: list[Table], console: Console, full: bool) -> None:
-    """The short summary (portability, the study beside us, failures, latency across
-    accelerators and generations, first rows only), or every table in full."""
-    for table in tables:
-        wanted = full or table.name in SUMMARY_TABLES
-        if wanted and (table.rows or table.name == "portability"):
-            console.print(to_rich(table, None if full else 12))

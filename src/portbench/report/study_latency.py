@@ -256,7 +256,7 @@ def study_quantity_beside(cells: list[Cell]) -> Table:
                         row["function"],
                         row["gpu_ms"],
                         row["tpu_ms"],
-                        cell.cell_id,
+                        cell.name,
                         n,
                         f"{cold:.4g}" if cold else "",
                         f"{warm:.4g}" if warm else "",

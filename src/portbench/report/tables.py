@@ -48,7 +48,7 @@ def portability(cells: list[Cell]) -> Table:
         ]
         table.rows.append(
             [
-                cell.cell_id,
+                cell.name,
                 cell.device_name,
                 cell.status,
                 total,
@@ -83,7 +83,7 @@ def strata(cells: list[Cell]) -> Table:
             failing = sum(1 for v in values if v in ("partial", "complete"))
             table.rows.append(
                 [
-                    cell.cell_id,
+                    cell.name,
                     stratum,
                     len(values),
                     failing,
@@ -103,7 +103,7 @@ def failures(cells: list[Cell]) -> Table:
             (r.get("category"), r.get("stage")) for r in cell.records if r["outcome"] == "fail"
         )
         for (category, stage), n in sorted(counts.items(), key=lambda kv: (-kv[1], str(kv[0]))):
-            table.rows.append([cell.cell_id, category, stage, n])
+            table.rows.append([cell.name, category, stage, n])
     return table
 
 
@@ -123,7 +123,7 @@ def curation(cells: list[Cell]) -> Table:
                     (r.get("error") or {}).get("message") or r.get("reason") or ""
                 ).splitlines()
                 table.rows.append(
-                    [cell.cell_id, r["case"], r["outcome"], message[0][:160] if message else ""]
+                    [cell.name, r["case"], r["outcome"], message[0][:160] if message else ""]
                 )
     return table
 
@@ -171,7 +171,7 @@ def provenance(cells: list[Cell]) -> Table:
             source = (env.get("image") or {}).get("tag") or ""
         table.rows.append(
             [
-                cell.cell_id,
+                cell.name,
                 cell.status,
                 cell.backend,
                 source,

@@ -35,9 +35,11 @@ def test_matrix_json_holds_the_total_and_each_cells_wall_time(
     from portbench.errors import CellFailed
 
     asked = []
+    labels = []
 
     def fake_run_cell(request, console):
         asked.append(request.options.timing)
+        labels.append(request.options.label)
         if request.framework == "tensorflow":
             raise CellFailed("tensorflow cell failed")
         counts = {"pass": 1, "partial": 0, "complete": 0, "untested": 0}
@@ -53,8 +55,10 @@ def test_matrix_json_holds_the_total_and_each_cells_wall_time(
         timing="fixed",
         functions=[],
         case=[],
+        label="nightly",
     )
     assert matrix._matrix(args) == 1
+    assert labels and set(labels) == {"nightly"}  # every cell's plan carries the run's label
     document = json.loads((tmp_path / "matrix.json").read_text())
     ran = {c["cell"]: c for c in document["cells"] if c["status"] != "unreachable"}
     assert ran["jax/cpu/current"]["cell_wall_s"] == 1.5

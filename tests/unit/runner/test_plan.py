@@ -49,3 +49,16 @@ def test_plan_problems_are_one_sentence_naming_the_file(tmp_path: Path) -> None:
     plan["functions"].append(plan["functions"][0])
     with pytest.raises(PlanInvalid, match="appears twice"):
         validate_plan(plan, "p")
+
+
+def test_a_plan_label_is_optional_and_a_string() -> None:
+    """Schema 2 keeps working with or without the report's ``label``; a label of another
+    type means the plan was not written by portbench."""
+    plan = _plan()
+    plan["schema"] = 2
+    assert "label" not in validate_plan(plan, "p")
+    plan["label"] = "after the driver update"
+    assert validate_plan(plan, "p")["label"] == "after the driver update"
+    plan["label"] = 7
+    with pytest.raises(PlanInvalid, match="'label' must be a str"):
+        validate_plan(plan, "p")
