@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import json
 import os
+import shutil
 import signal
 import subprocess
 import sys
@@ -144,6 +145,9 @@ def start_node(
     if dry_run:
         return argv, 0
     work_dir.mkdir(parents=True, exist_ok=True)
+    # A node that is starting serves nothing yet: cell folders and containers of its name
+    # are what a predecessor left when it died.
+    shutil.rmtree(work_dir / "cells", ignore_errors=True)
     removed = remove_node_containers(caps.name) if "docker" in caps.engines else 0
     env = dict(os.environ)
     env.update(
