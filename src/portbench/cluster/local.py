@@ -19,6 +19,7 @@ import shutil
 import signal
 import subprocess
 import sys
+import tempfile
 import time
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -69,6 +70,10 @@ class LocalCluster:
     holder: subprocess.Popen[bytes] | None
     nodes: tuple[NodeSpec, ...]
     env: dict[str, str] = field(default_factory=dict)
+    ray_root: Path = field(
+        default_factory=lambda: Path(tempfile.mkdtemp(prefix="pbr-", dir="/tmp"))
+    )
+    """Ray's temp dirs, one per node: short, since Ray's socket paths must fit in 107 bytes."""
 
     @property
     def isolated(self) -> bool:
@@ -135,7 +140,7 @@ class LocalCluster:
             "--num-cpus",
             "1",
             "--temp-dir",
-            str(self.root / "ray" / spec.name),
+            str(self.ray_root / spec.name),
         )
         if done.returncode != 0:
             raise RuntimeError(f"node {spec.name} did not start: {done.stdout}{done.stderr}")
@@ -157,7 +162,7 @@ class LocalCluster:
             "--num-cpus",
             "1",
             "--temp-dir",
-            str(self.root / "ray" / "head"),
+            str(self.ray_root / "head"),
         )
         if done.returncode != 0:
             raise RuntimeError(f"the head did not start: {done.stdout}{done.stderr}")
@@ -172,6 +177,7 @@ class LocalCluster:
         if self.holder is not None:
             self.holder.send_signal(signal.SIGKILL)
             self.holder.wait()
+        shutil.rmtree(self.ray_root, ignore_errors=True)
 
 
 def make_cluster(root: Path, home: Path, nodes: tuple[NodeSpec, ...]) -> LocalCluster:
