@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 import os
+import shutil
 import signal
 import time
 from pathlib import Path
@@ -212,6 +213,29 @@ def test_an_interrupted_head_leaves_a_run_that_resume_finishes(
     records = read_jsonl(run_dir / "torch-cpu-host" / "results.jsonl")
     assert sorted(r["case_name"] for r in records) == [f"s{i}" for i in range(1, 9)]
     assert (run_dir / "matrix-2.json").exists()  # the first session's summary is kept
+    _a_cell_landed_in_part_resumes_with_its_records(cluster, run_dir, tmp_path / "part")
+
+
+def _a_cell_landed_in_part_resumes_with_its_records(
+    cluster: LocalCluster, whole: Path, part: Path
+) -> None:
+    """A run whose torch cell landed with three of its eight records (a node that stopped
+    early): --resume sends those three along, and the node runs only the other five."""
+    cell = part / "torch-cpu-host"
+    cell.mkdir(parents=True)
+    shutil.copy(whole / "matrix-request.json", part)
+    for name in ("plan.json", "env.json"):
+        shutil.copy(whole / "torch-cpu-host" / name, cell)
+    kept = (whole / "torch-cpu-host" / "results.jsonl").read_text().splitlines()[:3]
+    (cell / "results.jsonl").write_text("".join(line + "\n" for line in kept))
+    ended = json.loads((whole / "torch-cpu-host" / "sessions.jsonl").read_text().splitlines()[0])
+    (cell / "sessions.jsonl").write_text(json.dumps({**ended, "status": "interrupted"}) + "\n")
+    resumed = cluster.portbench(*RAY[:3], "--address", ADDRESS, "--resume", str(part))
+    assert resumed.returncode == 0, resumed.stdout + resumed.stderr
+    lines = (cell / "results.jsonl").read_text().splitlines()
+    assert lines[:3] == kept and len(lines) == 8
+    assert len({json.loads(line)["case"] for line in lines}) == 8
+    assert "(5 new)" in resumed.stdout
 
 
 @pytest.mark.docker
