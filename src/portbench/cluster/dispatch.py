@@ -13,6 +13,7 @@ cell) and leaves the run for ``--resume``.
 from __future__ import annotations
 
 import re
+import socket
 import time
 from collections.abc import Callable
 from dataclasses import dataclass, field
@@ -43,6 +44,7 @@ DEFAULT_UNREACHABLE_AFTER_S = 600.0
 #: Ray retries a cell's task this often when its node (or worker) dies.
 MAX_RETRIES = 3
 POLL_S = 0.5
+CONNECT_TIMEOUT_S = 5.0
 NODES_EVERY_S = 2.0
 _NAME = re.compile(r"^[A-Za-z0-9][A-Za-z0-9_.-]{0,62}$")
 _HEX = re.compile(r"^[0-9a-f]{1,64}$")
@@ -59,9 +61,27 @@ def require_ray() -> Any:
     return ray
 
 
+def _answers(address: str, timeout_s: float = CONNECT_TIMEOUT_S) -> bool:
+    """Whether something accepts TCP connections at HOST:PORT (Ray's own client retries an
+    address that answers nothing for as long as it is left to)."""
+    host, _, port = address.rpartition(":")
+    if not host or not port.isdigit():
+        raise BackendUnavailable(f"--address {address!r} is not HOST:PORT (e.g. 10.0.0.2:6379)")
+    try:
+        with socket.create_connection((host.strip("[]"), int(port)), timeout=timeout_s):
+            return True
+    except OSError:
+        return False
+
+
 def connect(address: str | None) -> Any:
     """Join the cluster at ``address`` (or the one this machine's node belongs to)."""
     ray = require_ray()
+    if address and not _answers(address):
+        raise BackendUnavailable(
+            f"nothing answers at {address} within {CONNECT_TIMEOUT_S:.0f} s; start the head "
+            "with `portbench node start --head` there, or check the address and the network"
+        )
     try:
         ray.init(
             address=address or "auto",

@@ -114,3 +114,24 @@ def test_node_start_dry_run_shows_the_resources(capsys: pytest.CaptureFixture[st
     out = capsys.readouterr().out
     assert code == 0
     assert '"accel:cpu": 1.0' in out and '"profile:host": 1.0' in out and "--address" in out
+
+
+def test_containers_carry_the_name_of_the_node_that_started_them(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from portbench.backends.docker_backend import _labels
+
+    monkeypatch.delenv("PORTBENCH_NODE_NAME", raising=False)
+    assert "org.portbench.node" not in _labels(tmp_path)
+    monkeypatch.setenv("PORTBENCH_NODE_NAME", "n7")
+    assert _labels(tmp_path)["org.portbench.node"] == "n7"
+
+
+def test_an_address_nothing_answers_at_is_one_sentence_at_once(
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    pytest.importorskip("ray", reason="ray is not installed (pip install 'portbench[ray]')")
+    started = time.monotonic()
+    code = main(["matrix", "--engine", "ray", "--address", "127.0.0.1:1", "--frameworks", "jax"])
+    _one_sentence(capsys, code, 6, "nothing answers at 127.0.0.1:1")
+    assert time.monotonic() - started < 30  # Ray's own client would retry for minutes
