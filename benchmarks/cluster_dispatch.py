@@ -70,11 +70,11 @@ def _matrix(cluster: Any, run_dir: Path, *args: str) -> tuple[float, dict[str, A
 def measure(rounds: int) -> dict[str, Any]:
     root = Path(tempfile.mkdtemp(prefix="pbc-"))
     cluster = make_cluster(root, ROOT, NODES)
-    started = time.monotonic()
-    cluster.start()
-    up_s = time.monotonic() - started
     ray = ("--engine", "ray", "--address", ADDRESS)
     try:
+        started = time.monotonic()
+        cluster.start()
+        up_s = time.monotonic() - started
         dispatch = []
         for index in range(rounds):
             _, document = _matrix(cluster, root / f"one-{index}", *ray, *ONE)
