@@ -18,7 +18,7 @@ from portbench.accelerators import load_accelerators  # noqa: E402
 from portbench.images.lockgen import PYTORCH_CPU_INDEX  # noqa: E402
 from portbench.manifest import FRAMEWORKS  # noqa: E402
 
-nox.options.sessions = ["lint", "tests"]
+nox.options.sessions = ["lint", "tests", "cloud_schema"]
 nox.options.reuse_existing_virtualenvs = True
 
 PYTHON = "3.11"
@@ -87,8 +87,8 @@ def base_images(session: nox.Session) -> None:
 
 @nox.session(python=PYTHON, default=False)
 def matrix(session: nox.Session) -> None:
-    """Run every cell this machine can reach for one profile (-- --profile P)."""
-    _install(session)
+    """Run every cell this machine (or, -- --engine ray, a Ray cluster) can reach (-- --profile P)."""
+    _install(session, "ray")
     session.run("portbench", "matrix", *session.posargs)
 
 
@@ -135,9 +135,17 @@ def perf(session: nox.Session) -> None:
 @nox.session(python=PYTHON)
 def tests(session: nox.Session) -> None:
     """The test suite, with real frameworks for the rules and manifest tests."""
-    _install(session, "test", "corpus")
+    _install(session, "test", "corpus", "ray")
     _install_frameworks(session)
     session.run("pytest", *(session.posargs or ["-q"]))
+
+
+@nox.session(python=PYTHON)
+def cloud_schema(session: nox.Session) -> None:
+    """The rendered SkyPilot task files, checked against SkyPilot's own task schema."""
+    _install(session, "test")
+    session.install("skypilot")
+    session.run("pytest", "-q", "tests/unit/cluster/test_skypilot.py", *session.posargs)
 
 
 @nox.session(python=PYTHON)

@@ -2,6 +2,7 @@
 
     python benchmarks/run.py [--quick] [--only fidelity overhead fault scaling images] [--json OUT]
     python benchmarks/run.py --only matrix venv     # long: whole CPU cells, venv builds
+    python benchmarks/run.py --only cluster         # a local Ray cluster (needs portbench[ray])
 
 Cold image builds are measured separately (`portbench images build`), not here.
 """
@@ -22,7 +23,7 @@ from _common import Row
 
 BENCHMARKS = ("fidelity", "overhead", "fault", "scaling", "images")
 #: Long ones, run only when named (--only): they build venvs or run whole CPU cells.
-OPT_IN = ("venv", "matrix")
+OPT_IN = ("venv", "matrix", "cluster")
 
 
 def machine() -> dict[str, object]:
@@ -73,6 +74,10 @@ def collect(names: list[str], quick: bool) -> list[Row]:
         import matrix_timing
 
         rows += matrix_timing.rows(matrix_timing.measure())
+    if "cluster" in names:
+        import cluster_dispatch
+
+        rows += cluster_dispatch.rows(cluster_dispatch.measure(2 if quick else 5))
     return rows
 
 

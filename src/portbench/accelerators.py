@@ -26,6 +26,8 @@ class Accelerator:
     detect: str
     container: dict[str, Any] = field(default_factory=dict)
     """Container options for the docker backend (device requests, privileges)."""
+    skypilot: str = ""
+    """What SkyPilot provisions for this id (``T4:1``, ``tpu-v3-8``); "" where no model is named."""
 
     def to_plan(self) -> dict[str, Any]:
         return {
@@ -56,6 +58,7 @@ def load_accelerators() -> dict[str, Accelerator]:
             generic=row.get("generic", ident),
             detect=row.get("detect", "always"),
             container=dict(row.get("container", {})),
+            skypilot=str(row.get("skypilot", "")),
         )
     return accelerators
 

@@ -54,6 +54,9 @@ class BenchRequest:
     python: str | None = None
     """host backend only: the interpreter to run the cell with (default: this one)."""
     build: BuildOptions = field(default_factory=BuildOptions)
+    seed_records: tuple[dict[str, Any], ...] = ()
+    """Records of this cell kept elsewhere (the head of a cluster, resuming a cell on another
+    node): stored in the new cell directory first, so only the other cases run."""
 
 
 @dataclass(frozen=True)
@@ -186,7 +189,36 @@ def run_cell(request: BenchRequest, console: Console) -> CellRunResult:
             "installer": prepared.installer,
         }
         make_dir(cell_dir, where)
+        if request.seed_records:
+            _seed(cell_dir, plan, request.seed_records)
     return execute_cell(cell.cell_id, backend, prepared, plan, cell_dir, resuming, console)
+
+
+def _seed(cell_dir: Path, plan: dict[str, Any], records: tuple[dict[str, Any], ...]) -> None:
+    """Store records made elsewhere, each checked as the cell's own would be: valid, of this
+    cell and plan, of the same case file, first for its case."""
+    from .results import CaseRecord, CellWriter, RecordInvalid
+
+    hashes = {c["id"]: f.get("case_file_sha256") for f in plan["functions"] for c in f["cases"]}
+    with CellWriter(cell_dir, plan) as writer:
+        for obj in records:
+            try:
+                record = CaseRecord.from_json(obj)
+            except RecordInvalid as exc:
+                raise UsageError(f"a record to resume from is not valid ({exc})") from None
+            if record.case in hashes and record.raw.get("case_file_sha256") != hashes[record.case]:
+                raise UsageError(
+                    f"{record.case} was recorded with another case file than this machine "
+                    "has; run the same portbench version on every node"
+                )
+            if record.case in writer.recorded:
+                continue
+            try:
+                writer.store_host_record(obj)
+            except RecordInvalid as exc:
+                raise UsageError(f"a record to resume from does not fit the plan ({exc})") from None
+        if writer.failure is not None:
+            raise writer.failure
 
 
 def execute_cell(

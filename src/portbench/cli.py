@@ -28,6 +28,8 @@ COMMAND_MODULES = (
     "portbench.commands.compare",
     "portbench.commands.inspect",
     "portbench.commands.matrix",
+    "portbench.commands.node",
+    "portbench.commands.cloud",
     "portbench.commands.validate",
     "portbench.images.commands",
     "portbench.report.commands",

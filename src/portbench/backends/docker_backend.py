@@ -202,7 +202,7 @@ class DockerBackend:
             "user": f"{CELL_UID}:{CELL_UID}",
             "log_config": LogConfig(type=ENGINE_LOG["type"], config=ENGINE_LOG["config"]),
             # Which cell a container serves, so it can be found (and cleaned up) by that.
-            "labels": {"org.portbench.run-dir": str(label_dir.resolve())},
+            "labels": _labels(label_dir),
         }
         options.update(container_options(accelerator_container))
         volumes = {
@@ -265,6 +265,16 @@ class DockerBackend:
             with contextlib.suppress(NotFound, APIError, DockerException):
                 container.remove(force=True)
         return status
+
+
+def _labels(label_dir: Path) -> dict[str, str]:
+    """Which cell a container serves, and which cluster node started it (``portbench node
+    start`` names its processes): so it can be found, and cleaned up after a crash, by that."""
+    labels = {"org.portbench.run-dir": str(label_dir.resolve())}
+    node = os.environ.get("PORTBENCH_NODE_NAME")
+    if node:
+        labels["org.portbench.node"] = node
+    return labels
 
 
 def _pump(stream: Any, on_stdout: Any, on_stderr: Any) -> None:

@@ -18,7 +18,8 @@ from rich.table import Table
 
 from ..accelerators import Accelerator, is_present, load_accelerators
 from ..cellrun import BenchRequest, new_run_dir, run_cell
-from ..errors import CellInterrupted, PortbenchError
+from ..cluster.dispatch import DEFAULT_UNREACHABLE_AFTER_S
+from ..errors import CellInterrupted, PortbenchError, UsageError
 from ..manifest import FRAMEWORKS
 from ..plan import PlanOptions, check_label
 from ..profiles import DEFAULT_PROFILE
@@ -56,6 +57,31 @@ def register(subparsers: Any) -> None:
     parser.add_argument(
         "--case", action="append", default=[], metavar="ID", help="only this case id (repeatable)"
     )
+    cluster = parser.add_argument_group("across machines (--engine ray; docs/cluster.md)")
+    cluster.add_argument(
+        "--engine",
+        choices=("local", "ray"),
+        default="local",
+        help="local: the cells of this machine; ray: every cell the nodes of a Ray cluster serve",
+    )
+    cluster.add_argument("--address", help="the Ray cluster's head, HOST:PORT (default: auto)")
+    cluster.add_argument(
+        "--accelerators",
+        nargs="+",
+        metavar="ID",
+        help="the accelerators to run (default: every one a live node advertises)",
+    )
+    cluster.add_argument(
+        "--unreachable-after",
+        type=float,
+        default=DEFAULT_UNREACHABLE_AFTER_S,
+        metavar="S",
+        help="list a cell as unreachable once no live node could serve it for S seconds "
+        "(default %(default).0f)",
+    )
+    cluster.add_argument(
+        "--resume", type=Path, metavar="RUN", help="finish a matrix run made with --engine ray"
+    )
     parser.set_defaults(func=_matrix)
 
 
@@ -81,8 +107,36 @@ def reachable_accelerators(
     return [acc for acc, _ in present.values()], out
 
 
+def _ray(args: argparse.Namespace, console: Console) -> int:
+    from ..cluster.matrix_run import ray_matrix
+    from ..profiles import check_profile
+
+    check_profile(args.profile, "", "")
+    if args.unreachable_after <= 0:
+        raise UsageError("--unreachable-after takes a number of seconds above 0")
+    rows = ray_matrix(args, console)
+    _print_table(console, f"matrix {args.profile} on the cluster", rows)
+    return 1 if any(r["status"] in ("failed", "incomplete") for r in rows) else 0
+
+
 def _matrix(args: argparse.Namespace) -> int:
     console = Console()
+    # Read with defaults: callers that build the namespace themselves predate these options.
+    if getattr(args, "engine", "local") == "ray":
+        return _ray(args, console)
+    given = [
+        flag
+        for flag, name in (
+            ("--address", "address"),
+            ("--accelerators", "accelerators"),
+            ("--resume", "resume"),
+        )
+        if getattr(args, name, None)
+    ]
+    if given:
+        raise UsageError(
+            f"{', '.join(given)} go with --engine ray; a local matrix runs this machine's cells"
+        )
     reachable, unreachable = reachable_accelerators(load_accelerators())
     # Checked before the first cell builds its environment: a typo costs a second.
     label = check_label(args.label)
@@ -157,7 +211,12 @@ def _matrix(args: argparse.Namespace) -> int:
         "cells": cells,
     }
     (run_dir / "matrix.json").write_text(json.dumps(document, indent=2))
-    table = Table(title=f"matrix {args.profile} → {run_dir}: {total_s:.1f} s in all")
+    _print_table(console, f"matrix {args.profile} → {run_dir}: {total_s:.1f} s in all", cells)
+    return 1 if any(c["status"] == "failed" for c in cells) else 0
+
+
+def _print_table(console: Console, title: str, cells: list[dict[str, Any]]) -> None:
+    table = Table(title=title)
     for column in ("cell", "status", "functions pass/partial/complete/untested", "wall s", "why"):
         table.add_column(column)
     for row in cells:
@@ -168,6 +227,8 @@ def _matrix(args: argparse.Namespace) -> int:
             else ""
         )
         wall = f"{row['wall_s']:.1f}" if "wall_s" in row else ""
-        table.add_row(row["cell"], row["status"], text, wall, row.get("reason", "")[:80])
+        why = row.get("reason") or ""
+        if row.get("node"):
+            why = f"node {row['node']}" + (f"; {why}" if why else "")
+        table.add_row(row["cell"], row["status"], text, wall, escape(why[:80]))
     console.print(table)
-    return 1 if any(c["status"] == "failed" for c in cells) else 0

@@ -1,0 +1,146 @@
+"""A cell a node sent back, checked and written into the head's run directory.
+
+The archive is unpacked into ``<run>/.incoming/`` (checked: :mod:`.archive`), then read as
+the head reads any cell: the plan through ``read_plan``, the records through
+``read_results`` (a line that does not read is a refusal: the node's own writer never
+writes one), the session lines through ``read_sessions``. What lands goes through
+``CellWriter``, the one writer of a cell's records: each record must be valid, of this cell,
+in the plan, and first for its case, so a cell served twice (a retry after a node died, a
+resume on another node) never holds a case twice. The first landing of a cell writes its
+plan and its env.json, with the node's provenance added under ``node``; a later landing
+(the cell resumed elsewhere) adds records, session lines and logs, and keeps both.
+"""
+
+from __future__ import annotations
+
+import os
+import secrets
+import shutil
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from ..plan import read_plan, write_plan
+from ..results import CellWriter, RecordInvalid, read_document, read_results, read_sessions
+from ..results.safeio import append_line, open_nofollow, write_new
+from .archive import ArchiveRefused, unpack_checked
+
+__all__ = ["INCOMING", "Landed", "land_cell"]
+
+INCOMING = ".incoming"
+
+
+@dataclass(frozen=True)
+class Landed:
+    cell_dir: Path
+    new_records: int
+    recorded: int
+    planned: int
+    complete: bool
+    """Every planned case is recorded and the node's last session ended complete."""
+
+
+def _planned(plan: dict[str, Any]) -> set[str]:
+    return {c["id"] for f in plan["functions"] for c in f["cases"]}
+
+
+def _checked_parts(
+    staged: Path, cell_id: str
+) -> tuple[dict[str, Any], list[dict[str, Any]], list[dict[str, Any]], dict[str, Any] | None]:
+    """Plan, records, session lines and env of a staged archive, read by the typed layer."""
+    from ..errors import PlanError
+
+    try:
+        plan = read_plan(staged / "plan.json")
+    except PlanError as exc:
+        raise ArchiveRefused(f"the node's plan is not usable ({exc})") from None
+    if plan["cell"] != cell_id:
+        raise ArchiveRefused(f"the node sent the plan of {str(plan['cell'])[:80]!r}, not {cell_id}")
+    read = read_results(staged / "results.jsonl")
+    if read.skipped:
+        raise ArchiveRefused(
+            f"the node's records do not read: {read.summary(Path('results.jsonl'))}"
+        )
+    foreign = next((r.cell for r in read.records if r.cell != cell_id), None)
+    if foreign is not None:
+        raise ArchiveRefused(f"the node sent records of {foreign[:80]!r}, not {cell_id}")
+    sessions, bad = read_sessions(staged / "sessions.jsonl")
+    if bad:
+        raise ArchiveRefused(f"{bad} session line(s) from the node do not read")
+    env = read_document(staged / "env.json", "env")
+    return plan, read.dicts(), [s.to_json() for s in sessions], env
+
+
+def _first_landing(
+    cell_dir: Path, plan: dict[str, Any], env: dict[str, Any] | None, node: dict[str, Any]
+) -> None:
+    cell_dir.mkdir()
+    write_plan(plan, cell_dir / "plan.json")
+    if env is not None:
+        write_new(cell_dir / "env.json", {**env, "node": node})
+
+
+def land_cell(run_dir: Path, cell_id: str, archive: Any, node: dict[str, Any]) -> Landed:
+    """Check ``archive`` (from a node) and land it as ``run_dir``'s cell ``cell_id``.
+
+    ``node`` is the provenance the head vouches for (what Ray says about the node, and what
+    the node said about itself, marked as such). Raises :class:`ArchiveRefused` and lands
+    nothing when a check fails.
+    """
+    dir_name = cell_id.replace("/", "-")
+    incoming = run_dir / INCOMING
+    incoming.mkdir(exist_ok=True)
+    staged = incoming / f"{dir_name}-{secrets.token_hex(4)}"
+    try:
+        unpack_checked(archive, staged)
+        plan, records, sessions, env = _checked_parts(staged, cell_id)
+        cell_dir = run_dir / dir_name
+        if cell_dir.exists():
+            head_plan = read_plan(cell_dir / "plan.json")
+            if _planned(head_plan) != _planned(plan):
+                raise ArchiveRefused(
+                    f"the node ran other cases of {cell_id} than the run planned; it was not landed"
+                )
+        else:
+            _first_landing(cell_dir, plan, env, node)
+            head_plan = plan
+        return _store(cell_dir, head_plan, records, sessions, staged, node)
+    finally:
+        shutil.rmtree(staged, ignore_errors=True)
+
+
+def _store(
+    cell_dir: Path,
+    plan: dict[str, Any],
+    records: list[dict[str, Any]],
+    sessions: list[dict[str, Any]],
+    staged: Path,
+    node: dict[str, Any],
+) -> Landed:
+    new = 0
+    with CellWriter(cell_dir, plan) as writer:
+        for record in records:
+            if record.get("case") in writer.recorded:
+                continue  # landed before (the head's own copy, sent to resume from)
+            try:
+                writer.store_host_record(record)
+            except RecordInvalid:
+                continue  # not of this plan: dropped, as the writer drops any such line
+            new += 1
+        if writer.failure is not None:
+            raise writer.failure
+        where = {"name": node.get("name"), "ray_node_id": node.get("ray_node_id")}
+        fd = open_nofollow(writer.sessions_path, os.O_WRONLY | os.O_APPEND | os.O_CREAT)
+        try:
+            for line in sessions:
+                append_line(fd, {**line, "node": where}, writer.sessions_path)
+        finally:
+            os.close(fd)
+        recorded = len(writer.recorded)
+    logs = staged / "logs"
+    if logs.is_dir():
+        (cell_dir / "logs").mkdir(exist_ok=True)
+        os.rename(logs, cell_dir / "logs" / f"node-{node.get('name')}-{node.get('attempt')}")
+    planned = len(_planned(plan))
+    ended = sessions[-1].get("status") if sessions else None
+    return Landed(cell_dir, new, recorded, planned, recorded >= planned and ended == "complete")
