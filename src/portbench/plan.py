@@ -4,7 +4,12 @@ Plan schema history (keep in step with runners/portbench_runner/plan.py):
   1 - first version.
   2 - ``file_cases`` per function (every case its file registers, as the host reads it, so
       the worker can refuse a file that registers cases at run time); ``cases_per_worker``
-      (0: a worker runs cases until it dies; 1: every case in a fresh worker process).
+      (0: a worker runs cases until it dies; 1: every case in a fresh worker process);
+      ``fallback`` (optional, #20): ``mode`` "mark" (a case whose work ran partly on the host
+      passes with a mark in its evidence) or "fail" (it fails as ``fallback``),
+      ``soft_placement`` (TensorFlow's soft device placement, off by default) and
+      ``lower_for`` (JAX: the platform the evidence probe lowers for, default the cell's).
+      A plan without it means mark, soft placement off, the cell's own platform.
 """
 
 from __future__ import annotations
@@ -23,8 +28,12 @@ from .errors import UsageError
 from .manifest import Manifest
 
 __all__ = [
+    "FALLBACK_MODES",
+    "LOWERING_PLATFORMS",
     "PLAN_SCHEMA",
     "CellSpec",
+    "FallbackOptions",
+    "PlanOptions",
     "case_seed",
     "compile_plan",
     "plan_case_count",
@@ -54,6 +63,42 @@ class CellSpec:
         return f"{self.framework}-{self.accelerator.id}-{self.profile}"
 
 
+FALLBACK_MODES = ("mark", "fail")
+#: Platforms JAX can lower a program for without having the hardware.
+LOWERING_PLATFORMS = ("cpu", "cuda", "rocm", "tpu")
+
+
+@dataclass(frozen=True)
+class FallbackOptions:
+    """What a cell does with work that ran on the host (plan key ``fallback``)."""
+
+    mode: str = "mark"
+    """``mark``: such a case passes with a mark; ``fail``: it fails as ``fallback``."""
+    soft_placement: bool = False
+    """TensorFlow: let ops without a kernel on the device run elsewhere (the study's
+    soft-placement experiment); the probe then records where they went."""
+    lower_for: str | None = None
+    """JAX: the platform the probe lowers each call for (default: the cell's own)."""
+
+    def __post_init__(self) -> None:
+        if self.mode not in FALLBACK_MODES:
+            raise UsageError(
+                f"fallback mode {self.mode!r} is not one of {', '.join(FALLBACK_MODES)}"
+            )
+        if self.lower_for is not None and self.lower_for not in LOWERING_PLATFORMS:
+            raise UsageError(
+                f"cannot lower for {self.lower_for!r}; choose one of "
+                f"{', '.join(LOWERING_PLATFORMS)}"
+            )
+
+    def to_plan(self) -> dict[str, Any]:
+        return {
+            "mode": self.mode,
+            "soft_placement": self.soft_placement,
+            "lower_for": self.lower_for,
+        }
+
+
 @dataclass(frozen=True)
 class PlanOptions:
     functions: tuple[str, ...] = ()
@@ -66,6 +111,7 @@ class PlanOptions:
     cases_per_worker: int = 0
     timing: dict[str, float] = field(default_factory=dict)
     image: dict[str, Any] | None = None
+    fallback: FallbackOptions = field(default_factory=FallbackOptions)
 
 
 def case_seed(seed: int, case_id: str) -> int:
@@ -189,6 +235,7 @@ def plan_document(
         },
         "max_restarts": options.max_restarts,
         "cases_per_worker": options.cases_per_worker,
+        "fallback": options.fallback.to_plan(),
         "seed": options.seed,
         "rerun_prefix": rerun_prefix,
         "portbench_version": __version__,

@@ -3,8 +3,9 @@
 from __future__ import annotations
 
 import os
-from typing import Any, Callable, Dict, Optional, cast
+from typing import Any, Callable, Dict, Optional, Tuple, cast
 
+from .. import fallback
 from .base import Adapter, DeviceMissing
 
 __all__ = ["TorchAdapter"]
@@ -118,6 +119,48 @@ class TorchAdapter(Adapter):
         if leaf.device.type != self.device.type:
             return f"tensor on {leaf.device}, not {self.device}"
         return None
+
+    def xla_fallback_counters(self) -> Dict[str, int]:
+        """torch_xla's ``aten::`` counters: each counts calls of an op XLA could not lower,
+        run by PyTorch's CPU kernel with the tensors copied off the device and back."""
+        import torch_xla.debug.metrics as met
+
+        return {
+            name: int(met.counter_value(name) or 0)
+            for name in met.counter_names()
+            if name.startswith("aten::")
+        }
+
+    def before_call(self) -> Any:
+        if self.flavor != "tpu":
+            return None
+        return {"counters": self.xla_fallback_counters()}
+
+    def evidence(
+        self,
+        fn: Callable[..., Any],
+        args: Tuple[Any, ...],
+        kwargs: Dict[str, Any],
+        before: Any,
+        repeatable: bool,
+    ) -> Optional[Dict[str, Any]]:
+        # CUDA (the profiler's device per kernel) and MPS (its fallback warning) have no
+        # probe yet: neither can be run on the machines this was written on.
+        if self.flavor != "tpu":
+            return None
+        probe = "torch_xla-counters"
+        hardware = str(self.xm.xla_device_hw(self.device))
+        if not isinstance(before, dict) or not isinstance(before.get("counters"), dict):
+            return fallback.unseen(
+                probe, hardware, "the counters could not be read before the call"
+            )
+        # The counters span the cold call and every warm one: a rise of n over k calls.
+        return fallback.evidence(
+            probe,
+            hardware,
+            fallback.xla_counter_delta(before["counters"], self.xla_fallback_counters()),
+            note="aten:: counters over the cold and warm calls; each op ran outside XLA",
+        )
 
     def to_numpy(self, value: Any) -> Any:
         torch = self.torch

@@ -13,7 +13,14 @@ from rich.table import Table
 from ..backends import BACKENDS
 from ..cellrun import BenchRequest, BuildOptions, CellRunResult, run_cell
 from ..errors import UsageError
-from ..plan import DEFAULT_CASE_TIMEOUT_S, DEFAULT_SEED, PlanOptions
+from ..plan import (
+    DEFAULT_CASE_TIMEOUT_S,
+    DEFAULT_SEED,
+    FALLBACK_MODES,
+    LOWERING_PLATFORMS,
+    FallbackOptions,
+    PlanOptions,
+)
 from ..profiles import DEFAULT_PROFILE, PROFILES
 from ..results import Outcome, read_results
 from ..resume import find_resumed_cell
@@ -51,6 +58,26 @@ def register(subparsers: Any) -> None:
     )
     parser.add_argument(
         "--warm-budget", type=float, default=None, help="seconds of warm timing per case"
+    )
+    parser.add_argument(
+        "--fallback",
+        choices=FALLBACK_MODES,
+        default=None,
+        help="a case whose work ran partly on the host: 'mark' it and pass (default) or "
+        "'fail' it as category fallback",
+    )
+    parser.add_argument(
+        "--soft-placement",
+        action="store_true",
+        default=None,
+        help="TensorFlow: soft device placement on (off by default); where ops went is recorded",
+    )
+    parser.add_argument(
+        "--lower-for",
+        choices=LOWERING_PLATFORMS,
+        default=None,
+        help="JAX: lower each measured call for this platform to look for host work "
+        "(default: the cell's own; lowering needs no such hardware)",
     )
     parser.add_argument(
         "--python",
@@ -132,6 +159,9 @@ _PLAN_OPTIONS = {
     "seed": "--seed",
     "timeout": "--timeout",
     "warm_budget": "--warm-budget",
+    "fallback": "--fallback",
+    "soft_placement": "--soft-placement",
+    "lower_for": "--lower-for",
 }
 
 
@@ -173,6 +203,14 @@ def _new_request(args: argparse.Namespace) -> BenchRequest:
             "new run (e.g. --framework jax --accelerator cpu); to finish an interrupted one, "
             "pass --resume RUN_DIR alone"
         )
+    for flag, value, framework in (
+        ("--lower-for", args.lower_for, "jax"),
+        ("--soft-placement", args.soft_placement, "tensorflow"),
+    ):
+        if value and args.framework != framework:
+            raise UsageError(
+                f"{flag} applies to {framework} cells only, not {args.framework}; drop it"
+            )
     # One budget for both modes: adaptive's time cap and fixed mode's budget.
     timing = (
         {"warm_budget_s": args.warm_budget, "adaptive_budget_s": args.warm_budget}
@@ -185,6 +223,11 @@ def _new_request(args: argparse.Namespace) -> BenchRequest:
         seed=DEFAULT_SEED if args.seed is None else args.seed,
         case_timeout_s=DEFAULT_CASE_TIMEOUT_S if args.timeout is None else args.timeout,
         timing=timing,
+        fallback=FallbackOptions(
+            mode=args.fallback or "mark",
+            soft_placement=bool(args.soft_placement),
+            lower_for=args.lower_for,
+        ),
     )
     return BenchRequest(
         framework=args.framework,
