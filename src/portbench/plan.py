@@ -91,6 +91,12 @@ class FallbackOptions:
                 f"{', '.join(LOWERING_PLATFORMS)}"
             )
 
+    def cli_args(self) -> list[str]:
+        """The bench flags that give these settings, so a case's rerun command keeps them."""
+        args = [] if self.mode == "mark" else ["--fallback", self.mode]
+        args += ["--soft-placement"] if self.soft_placement else []
+        return args + (["--lower-for", self.lower_for] if self.lower_for else [])
+
     def to_plan(self) -> dict[str, Any]:
         return {
             "mode": self.mode,
@@ -186,6 +192,7 @@ def compile_plan(
         cell.profile,
         "--backend",
         cell.backend,
+        *options.fallback.cli_args(),
     ]
     return plan_document(
         cell=cell.cell_id,

@@ -117,9 +117,9 @@ def test_tensorflow_soft_placement_moves_ops_and_the_probe_sees_where() -> None:
 def test_tensorflow_without_soft_placement_refuses_instead() -> None:
     tf = pytest.importorskip("tensorflow")
     adapter = _tf_adapter_asking_for_gpu(soft=False)
-    with pytest.raises(tf.errors.InvalidArgumentError, match="enable_soft_placement=0"):
-        with adapter.case_scope():
-            tf.linalg.inv(tf.constant([[2.0, 0.0], [0.0, 4.0]]))
+    refused = pytest.raises(tf.errors.InvalidArgumentError, match="enable_soft_placement=0")
+    with refused, adapter.case_scope():
+        tf.linalg.inv(tf.constant([[2.0, 0.0], [0.0, 4.0]]))
 
 
 def test_tensorflow_stateful_call_is_not_run_again() -> None:
