@@ -48,6 +48,7 @@ def fallbacks(cells: list[Cell]) -> Table:
         "Fallbacks: work that ran on the host",
         [
             "cell",
+            "setting",
             "probed",
             "not seen",
             "marked pass",
@@ -56,13 +57,20 @@ def fallbacks(cells: list[Cell]) -> Table:
             "as recorded p/pa/c",
             "fallback = failure p/pa/c",
         ],
-        note="probed: cases whose evidence a probe could read; not seen: a probe ran but "
+        note="setting: the plan's fallback mode (and the platform JAX lowered for, where "
+        "not the cell's own; such evidence was lowered, not run). probed: cases whose evidence a probe could read; not seen: a probe ran but "
         "could not look (the note in the record says why); p/pa/c: functions pass / partial "
-        "/ complete. The study's cells had no probe: their numbers could not see fallbacks.",
+        "/ complete; no probe: this framework and device have none (a CPU cell has nowhere "
+        "to fall back to). The study's cells had no probe: their numbers could not see "
+        "fallbacks.",
     )
     for cell in cells:
+        plan = cell.plan or {"functions": []}
+        recorded = _counts(function_outcomes(plan, cell.records))
         if cell.backend == STUDY_BACKEND:
-            table.rows.append([cell.cell_id, "-", "-", "-", "-", "-", "not seen", "not seen"])
+            # The study's own numbers, beside ours: it had no probe, so they could not
+            # tell a pass on the device from a pass on the host.
+            table.rows.append([cell.cell_id, "none", "-", "-", "-", "-", "-", recorded, "not seen"])
             continue
         evidence: list[dict[str, Any]] = [
             r["evidence"] for r in cell.records if isinstance(r.get("evidence"), dict)
@@ -73,20 +81,35 @@ def fallbacks(cells: list[Cell]) -> Table:
         failed = [
             r for r in cell.records if r["outcome"] == "fail" and r.get("category") == "fallback"
         ]
-        plan = cell.plan or {"functions": []}
+        probed = sum(1 for e in evidence if e.get("seen") is True)
         table.rows.append(
             [
                 cell.cell_id,
-                sum(1 for e in evidence if e.get("seen") is True),
+                _setting(plan),
+                probed,
                 sum(1 for e in evidence if e.get("seen") is False),
                 len(marked),
                 len(failed),
                 len({r["function"] for r in marked + failed}),
-                _counts(function_outcomes(plan, cell.records)),
-                _counts(function_outcomes(plan, strict_records(cell.records))),
+                recorded,
+                _counts(function_outcomes(plan, strict_records(cell.records)))
+                if evidence
+                else "no probe",
             ]
         )
     return table
+
+
+def _setting(plan: dict[str, Any]) -> str:
+    given = plan.get("fallback")
+    if not isinstance(given, dict):
+        return "mark (plan before #20)"
+    text = str(given.get("mode", "mark"))
+    if given.get("soft_placement"):
+        text += ", soft placement"
+    if given.get("lower_for"):
+        text += f", lowered for {given['lower_for']}"
+    return text
 
 
 def _host_work(evidence: Any) -> str:

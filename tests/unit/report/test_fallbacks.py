@@ -52,10 +52,16 @@ RECORDS = [
 
 def test_counts_both_views() -> None:
     row = fallbacks([_cell(RECORDS)]).rows[0]
+    assert row[1] == "mark (plan before #20)"
     # probed, not seen, marked pass, failed fallback, functions touched
-    assert row[1:6] == [3, 1, 1, 1, 2]
-    assert row[6] == "3 / 0 / 1"  # eig, svd, sqrt pass; inv complete
-    assert row[7] == "2 / 1 / 1"  # eig's marked pass now fails: partial
+    assert row[2:7] == [3, 1, 1, 1, 2]
+    assert row[7] == "3 / 0 / 1"  # eig, svd, sqrt pass; inv complete
+    assert row[8] == "2 / 1 / 1"  # eig's marked pass now fails: partial
+
+
+def test_a_cell_without_probes_says_so() -> None:
+    row = fallbacks([_cell([_record("sqrt", "a", "pass")])]).rows[0]
+    assert row[7:] == ["1 / 0 / 0", "no probe"]
 
 
 def test_strict_view_turns_only_marked_passes_into_failures() -> None:
@@ -66,7 +72,8 @@ def test_strict_view_turns_only_marked_passes_into_failures() -> None:
 
 def test_the_study_could_not_see_fallbacks() -> None:
     study = _cell([_record("eig", "a", "pass")], backend=STUDY_BACKEND)
-    assert fallbacks([study]).rows[0][6:] == ["not seen", "not seen"]
+    # The study's own count, beside the view it could not have.
+    assert fallbacks([study]).rows[0][7:] == ["1 / 0 / 0", "not seen"]
 
 
 def test_the_list_names_what_ran_on_the_host() -> None:
