@@ -36,6 +36,7 @@ __all__ = [
     "PlanOptions",
     "case_seed",
     "compile_plan",
+    "fallback_cli_args",
     "plan_case_count",
     "plan_document",
     "plan_from_case_files",
@@ -103,6 +104,19 @@ class FallbackOptions:
             "soft_placement": self.soft_placement,
             "lower_for": self.lower_for,
         }
+
+
+def fallback_cli_args(plan: dict[str, Any]) -> list[str]:
+    """The bench flags of a compiled plan's fallback settings (none for an older plan)."""
+    given = plan.get("fallback")
+    if not isinstance(given, dict):
+        return []
+    lower_for = given.get("lower_for")
+    return FallbackOptions(
+        mode=str(given.get("mode", "mark")),
+        soft_placement=bool(given.get("soft_placement")),
+        lower_for=lower_for if isinstance(lower_for, str) else None,
+    ).cli_args()
 
 
 @dataclass(frozen=True)

@@ -10,7 +10,14 @@ from portbench.accelerators import get_accelerator
 from portbench.errors import UsageError
 from portbench.manifest import load_manifest
 from portbench.outcomes import function_outcome
-from portbench.plan import CellSpec, FallbackOptions, PlanOptions, case_seed, compile_plan
+from portbench.plan import (
+    CellSpec,
+    FallbackOptions,
+    PlanOptions,
+    case_seed,
+    compile_plan,
+    fallback_cli_args,
+)
 
 from .test_manifest import ENTRY, _write
 
@@ -86,3 +93,9 @@ def test_fallback_settings_reach_the_plan_and_the_rerun_command(tmp_path: Path) 
 def test_bad_fallback_settings_are_one_sentence(options: dict[str, str], fragment: str) -> None:
     with pytest.raises(UsageError, match=fragment):
         FallbackOptions(**options)  # type: ignore[arg-type]
+
+
+def test_a_compiled_plan_gives_back_its_fallback_flags() -> None:
+    assert fallback_cli_args({}) == []
+    plan = {"fallback": {"mode": "fail", "soft_placement": False, "lower_for": "tpu"}}
+    assert fallback_cli_args(plan) == ["--fallback", "fail", "--lower-for", "tpu"]
