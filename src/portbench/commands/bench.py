@@ -25,7 +25,7 @@ from ..profiles import DEFAULT_PROFILE, PROFILES
 from ..results import Outcome, read_results
 from ..resume import find_resumed_cell
 
-__all__ = ["failures_table", "register", "summary_table"]
+__all__ = ["failures_table", "marked_passes", "register", "summary_table"]
 
 
 def register(subparsers: Any) -> None:
@@ -152,6 +152,15 @@ def failures_table(results: Path, limit: int = 25) -> Table | None:
     return table
 
 
+def marked_passes(results: Path) -> list[str]:
+    """Case ids that passed while a probe saw part of their work run on the host."""
+    return [
+        r.case
+        for r in read_results(results).records
+        if r.outcome is Outcome.PASS and r.fallback_marked
+    ]
+
+
 #: Options that shape a new plan; a resumed cell keeps the plan it was compiled with.
 _PLAN_OPTIONS = {
     "functions": "--functions",
@@ -250,5 +259,12 @@ def _bench(args: argparse.Namespace) -> int:
     failures = failures_table(result.cell_dir / "results.jsonl")
     if failures is not None:
         console.print(failures)
+    marked = marked_passes(result.cell_dir / "results.jsonl")
+    if marked:
+        console.print(
+            f"[yellow]{len(marked)} passing case(s) ran partly on the host[/] (evidence in "
+            f"each record; --fallback fail counts them as failures): {escape(', '.join(marked[:5]))}"
+            + (" ..." if len(marked) > 5 else "")
+        )
     console.print(f"results: {result.cell_dir / 'results.jsonl'}")
     return 0
