@@ -26,6 +26,7 @@ from .bounds import clip
 __all__ = [
     "FALLBACK_MODES",
     "HOST_WORK_ITEMS",
+    "clean_evidence",
     "evidence",
     "jax_host_work",
     "settings_from_plan",
@@ -102,6 +103,40 @@ def unseen(probe: str, platform: str, why: str) -> Dict[str, Any]:
         "host_work_dropped": 0,
         "note": clip(why, NOTE_CHARS),
     }
+
+
+_EXTRA_KINDS = (bool, int, float, str, type(None))
+
+
+def clean_evidence(value: Any) -> Optional[Dict[str, Any]]:
+    """``value`` cut back to the evidence shape the host's schema accepts, or None.
+
+    The supervisor calls this on what the worker reports: the case's own code could have
+    replaced ``ctx.evidence``, and a record the host refuses would lose the case."""
+    if not isinstance(value, dict) or not isinstance(value.get("probe"), str):
+        return None
+    work = value.get("host_work")
+    pairs = [
+        (clip(str(item.get("kind", "")), 40), str(item.get("what", "")))
+        for item in (work if isinstance(work, list) else [])
+        if isinstance(item, dict)
+    ]
+    seen = value.get("seen") is True
+    cleaned = evidence(clip(value["probe"], 100), clip(str(value.get("platform", "")), 40), pairs)
+    cleaned["seen"] = seen
+    fell_back = value.get("fallback")
+    cleaned["fallback"] = fell_back if seen and isinstance(fell_back, bool) else None
+    dropped = value.get("host_work_dropped")
+    if isinstance(dropped, int) and not isinstance(dropped, bool) and dropped > 0:
+        cleaned["host_work_dropped"] += dropped
+    if isinstance(value.get("note"), str):
+        cleaned["note"] = clip(value["note"], NOTE_CHARS)
+    # Small scalar facts a probe adds (ops_seen, soft_placement), a few at most.
+    extras = [k for k in value if k not in cleaned and isinstance(value[k], _EXTRA_KINDS)]
+    for key in extras[:16]:
+        item = value[key]
+        cleaned[clip(str(key), 40)] = clip(item, 200) if isinstance(item, str) else item
+    return cleaned
 
 
 # -- JAX: the program lowered for the target platform ---------------------------------

@@ -282,8 +282,14 @@ class Worker:
             except Exception as inner:  # classifying a case's own broken exception
                 fields = {"outcome": "error", "error": _error_fields(inner)}
         fields["timing"] = ctx.timing
-        if ctx.evidence is not None:
-            fields["evidence"] = ctx.evidence
+        # Cut back here too: a case may have replaced ctx.evidence with something that
+        # would not even fit in one protocol message.
+        try:
+            evidence = fallback.clean_evidence(ctx.evidence)
+        except Exception:  # planted objects whose str() raises
+            evidence = None
+        if evidence is not None:
+            fields["evidence"] = evidence
         return fields
 
     def report(self, case_id: str, fields: Dict[str, Any]) -> None:

@@ -4,8 +4,13 @@ lists and counters, the evidence's bounds, and the plan's settings."""
 from __future__ import annotations
 
 import json
+from pathlib import Path
+
+import jsonschema
 
 from portbench_runner import fallback
+
+SCHEMAS = Path(__file__).resolve().parents[3] / "src" / "portbench" / "schemas"
 
 # Trimmed from `jax.jit(jnp.linalg.eig).trace(x).lower(lowering_platforms=("cuda",))`
 # with jax 0.10.2 on a machine without CUDA.
@@ -90,3 +95,27 @@ def test_plan_settings_default_to_mark_without_soft_placement() -> None:
     }
     given = {"fallback": {"mode": "fail", "soft_placement": True, "lower_for": "cuda"}}
     assert fallback.settings_from_plan(given) == given["fallback"]
+
+
+def test_what_a_case_could_plant_is_cut_back_to_the_schema() -> None:
+    planted = {
+        "probe": "jax-lowering",
+        "platform": "cuda",
+        "seen": True,
+        "fallback": True,
+        "host_work": [{"kind": "k" * 99, "what": "w" * 9999}, "not an item"],
+        "host_work_dropped": -5,
+        "nested": {"big": "x" * 100000},
+        "ops_seen": 3,
+    }
+    cleaned = fallback.clean_evidence(planted)
+    assert cleaned is not None
+    assert cleaned["fallback"] is True and cleaned["ops_seen"] == 3
+    assert "nested" not in cleaned and cleaned["host_work_dropped"] == 0
+    item = cleaned["host_work"][0]
+    assert len(item["kind"]) <= 70 and len(item["what"]) <= 240
+    schema = json.loads((SCHEMAS / "record.schema.json").read_text())["properties"]["evidence"]
+    jsonschema.validate(cleaned, schema, cls=jsonschema.Draft202012Validator)
+    assert fallback.clean_evidence({"fallback": True}) is None
+    unseen = fallback.clean_evidence({**planted, "seen": False})
+    assert unseen is not None and unseen["fallback"] is None
