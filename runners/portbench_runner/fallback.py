@@ -32,6 +32,7 @@ __all__ = [
     "settings_from_plan",
     "tf_executed_devices",
     "tf_host_work",
+    "torch_cuda_host_work",
     "unseen",
     "xla_counter_delta",
 ]
@@ -209,3 +210,29 @@ def xla_counter_delta(before: Mapping[str, int], after: Mapping[str, int]) -> Li
         if rise > 0:
             found.append(("aten_fallback", f"{name} +{rise}"))
     return found
+
+
+# -- torch on CUDA: the profiler's copies ------------------------------------------------
+
+_DTOH = re.compile(r"memcpy\s*dtoh", re.IGNORECASE)
+_HTOD = re.compile(r"memcpy\s*htod", re.IGNORECASE)
+
+
+def torch_cuda_host_work(events: Iterable[str]) -> List[Tuple[str, str]]:
+    """Host round trips in the profiler's event names, in time order: a device-to-host copy
+    followed by a host-to-device one means data went to the host inside the call and came
+    back (linalg.eig copies its input to the CPU for MAGMA's geev). A lone device-to-host
+    copy (``.item()``, a Python scalar result) is not counted: it is the result's way out."""
+    trips = 0
+    pending = False
+    for name in events:
+        if _DTOH.search(name):
+            pending = True
+        elif pending and _HTOD.search(name):
+            trips += 1
+            pending = False
+    return (
+        [("host_round_trip", f"device-to-host then host-to-device copies x{trips}")]
+        if trips
+        else []
+    )

@@ -144,8 +144,9 @@ class TorchAdapter(Adapter):
         before: Any,
         repeatable: bool,
     ) -> Optional[Dict[str, Any]]:
-        # CUDA (the profiler's device per kernel) and MPS (its fallback warning) have no
-        # probe yet: neither can be run on the machines this was written on.
+        # MPS (its fallback warning) has no probe: portbench has no MPS flavor yet.
+        if self.flavor == "cuda":
+            return self.cuda_evidence(fn, args, kwargs, repeatable)
         if self.flavor != "tpu":
             return None
         probe = "torch_xla-counters"
@@ -160,6 +161,27 @@ class TorchAdapter(Adapter):
             hardware,
             fallback.xla_counter_delta(before["counters"], self.xla_fallback_counters()),
             note="aten:: counters over the cold and warm calls; each op ran outside XLA",
+        )
+
+    def cuda_evidence(
+        self,
+        fn: Callable[..., Any],
+        args: Tuple[Any, ...],
+        kwargs: Dict[str, Any],
+        repeatable: bool,
+    ) -> Dict[str, Any]:
+        """One more call under the profiler; its copies, in time order, show host round
+        trips. Written without a GPU at hand: the reader is tested on event names only."""
+        probe = "torch-cuda-profiler"
+        if not repeatable:
+            return fallback.unseen(probe, "cuda", "a call that changes state is not run again")
+        from torch.profiler import ProfilerActivity, profile
+
+        with profile(activities=[ProfilerActivity.CPU, ProfilerActivity.CUDA]) as prof:
+            self.sync(fn(*args, **kwargs))
+        events = sorted(prof.events(), key=lambda e: e.time_range.start)
+        return fallback.evidence(
+            probe, "cuda", fallback.torch_cuda_host_work(str(e.name) for e in events)
         )
 
     def to_numpy(self, value: Any) -> Any:

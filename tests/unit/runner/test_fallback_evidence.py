@@ -119,3 +119,20 @@ def test_what_a_case_could_plant_is_cut_back_to_the_schema() -> None:
     assert fallback.clean_evidence({"fallback": True}) is None
     unseen = fallback.clean_evidence({**planted, "seen": False})
     assert unseen is not None and unseen["fallback"] is None
+
+
+def test_torch_cuda_round_trips_count_but_a_result_leaving_does_not() -> None:
+    # Event names as the profiler (kineto) writes them, in time order.
+    eig = [
+        "aten::linalg_eig",
+        "Memcpy DtoH (Device -> Pageable)",
+        "aten::_linalg_eig",
+        "Memcpy HtoD (Pageable -> Device)",
+        "Memcpy HtoD (Pageable -> Device)",
+    ]
+    assert fallback.torch_cuda_host_work(eig) == [
+        ("host_round_trip", "device-to-host then host-to-device copies x1")
+    ]
+    item = ["aten::sum", "void reduce_kernel<...>", "Memcpy DtoH (Device -> Pageable)"]
+    assert fallback.torch_cuda_host_work(item) == []
+    assert fallback.torch_cuda_host_work(["Memcpy HtoD (Pageable -> Device)"]) == []
