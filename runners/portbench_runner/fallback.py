@@ -147,7 +147,7 @@ _CUSTOM_CALL = re.compile(r"custom_call\s*@([A-Za-z0-9_.$-]+)")
 # (pure_callback, io_callback, debug.print), the hybrid kernels that call LAPACK on the
 # host (eig on CUDA/ROCm without a device geev), and LAPACK itself on a non-CPU platform.
 _HOST_CALLS = (
-    (re.compile(r"python.*callback|host_callback|callback", re.IGNORECASE), "host_callback"),
+    (re.compile(r"callback", re.IGNORECASE), "host_callback"),
     (re.compile(r"hybrid", re.IGNORECASE), "hybrid_kernel"),
     (re.compile(r"^lapack_", re.IGNORECASE), "host_library"),
 )
