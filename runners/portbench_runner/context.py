@@ -5,7 +5,7 @@ from __future__ import annotations
 import contextlib
 from typing import Any, Callable, Dict, Iterator, Optional, Tuple, cast
 
-from . import checks
+from . import checks, fallback
 from .adapters.base import Adapter
 from .signals import CaseBug, CheckFailed, FallbackDetected, SkipCase, StageFailure
 from .timing import time_call
@@ -26,6 +26,14 @@ def parse_version(text: str) -> Tuple[int, ...]:
             break
         parts.append(int(digits))
     return tuple(parts)
+
+
+def _fallback_summary(evidence: Dict[str, Any]) -> str:
+    items = [f"{item['kind']} {item['what']}" for item in evidence.get("host_work", [])[:3]]
+    return (
+        f"work ran on the host ({evidence.get('probe')} for {evidence.get('platform')}): "
+        + "; ".join(items)
+    )
 
 
 class Context:
@@ -51,6 +59,8 @@ class Context:
         self._timing_settings = timing
         self._stage = "setup"
         self.timing: Optional[Dict[str, Any]] = None
+        #: Where the measured call's work ran (``fallback.evidence``), when a probe looked.
+        self.evidence: Optional[Dict[str, Any]] = None
         self._rng: Any = None
 
     @property
@@ -149,6 +159,7 @@ class Context:
             raise CaseBug("ctx.measure was called twice in one case; time one call per case")
         self.stage = "call"
         adapter = self._adapter
+        before = self._probe(adapter.before_call)
         try:
             output, timing = time_call(
                 lambda: fn(*args, **kwargs), adapter.sync, self._timing_settings, warm=warm
@@ -156,11 +167,29 @@ class Context:
         except Exception as exc:
             raise StageFailure("call", exc) from exc
         self.timing = timing
+        # Outside the timed region: a probe may lower or re-run the call. It looks before
+        # the output check, so a case failed for its output's device keeps the evidence.
+        self.evidence = self._probe(lambda: adapter.evidence(fn, args, kwargs, before, warm))
         problems = adapter.placement_problems(output)
         if problems:
             raise FallbackDetected("; ".join(problems[:3]))
+        if (
+            self.evidence is not None
+            and self.evidence.get("fallback") is True
+            and adapter.fallback_settings.get("mode") == "fail"
+        ):
+            raise FallbackDetected(_fallback_summary(self.evidence))
         self.stage = "check"
         return output
+
+    def _probe(self, look: Callable[[], Any]) -> Any:
+        """A probe's answer; a probe that breaks is recorded as unseen, never fails the case."""
+        try:
+            return look()
+        except Exception as exc:
+            return fallback.unseen(
+                self.framework, self.flavor, f"the probe raised {type(exc).__name__}: {exc}"
+            )
 
     def sync(self, value: Any) -> None:
         self._adapter.sync(value)

@@ -30,7 +30,7 @@ import time
 from datetime import datetime, timezone
 from typing import Any, Dict, List, Optional, Set
 
-from . import procs
+from . import fallback, procs
 from .bounds import (
     MESSAGE_CHARS,
     OUTPUT_LOG_BYTES_PER_CASE,
@@ -509,10 +509,12 @@ def _sanitize(fields: Any) -> Dict[str, Any]:
             "message": clip(str(error.get("message", "")), MESSAGE_CHARS),
             "traceback": clip(str(error.get("traceback", "")), TRACEBACK_CHARS),
         }
-    for key in ("timing", "evidence"):
-        value = fields.get(key)
-        if isinstance(value, dict) and len(json.dumps(value, default=str)) <= 64 * 1024:
-            clean[key] = value
+    timing = fields.get("timing")
+    if isinstance(timing, dict) and len(json.dumps(timing, default=str)) <= 64 * 1024:
+        clean["timing"] = timing
+    evidence = fallback.clean_evidence(fields.get("evidence"))
+    if evidence is not None:
+        clean["evidence"] = evidence
     for key in ("started_at", "duration_s"):
         if isinstance(fields.get(key), (int, float)):
             clean[key] = float(fields[key])

@@ -15,7 +15,7 @@ import time
 import traceback
 from typing import Any, Callable, Dict, List, Optional, Tuple, Union
 
-from . import api
+from . import api, fallback
 from .adapters import DeviceMismatch, DeviceMissing, make_adapter
 from .bounds import MESSAGE_CHARS, REASON_CHARS, TRACEBACK_CHARS, TRACEBACK_LINES, clip, safe_str
 from .classify import CATEGORIES, classify
@@ -214,6 +214,7 @@ class Worker:
     def start(self, collect: bool) -> bool:
         accelerator = self.plan["accelerator"]
         self.adapter = make_adapter(self.plan["framework"], accelerator["flavor"], accelerator)
+        self.adapter.fallback_settings = fallback.settings_from_plan(self.plan)
         try:
             self.adapter.load()
         except (DeviceMissing, DeviceMismatch) as exc:
@@ -281,6 +282,14 @@ class Worker:
             except Exception as inner:  # classifying a case's own broken exception
                 fields = {"outcome": "error", "error": _error_fields(inner)}
         fields["timing"] = ctx.timing
+        # Cut back here too: a case may have replaced ctx.evidence with something that
+        # would not even fit in one protocol message.
+        try:
+            evidence = fallback.clean_evidence(ctx.evidence)
+        except Exception:  # planted objects whose str() raises
+            evidence = None
+        if evidence is not None:
+            fields["evidence"] = evidence
         return fields
 
     def report(self, case_id: str, fields: Dict[str, Any]) -> None:

@@ -4,7 +4,12 @@ Plan schema history (keep in step with runners/portbench_runner/plan.py):
   1 - first version.
   2 - ``file_cases`` per function (every case its file registers, as the host reads it, so
       the worker can refuse a file that registers cases at run time); ``cases_per_worker``
-      (0: a worker runs cases until it dies; 1: every case in a fresh worker process).
+      (0: a worker runs cases until it dies; 1: every case in a fresh worker process);
+      ``fallback`` (optional, #20): ``mode`` "mark" (a case whose work ran partly on the host
+      passes with a mark in its evidence) or "fail" (it fails as ``fallback``),
+      ``soft_placement`` (TensorFlow's soft device placement, off by default) and
+      ``lower_for`` (JAX: the platform the evidence probe lowers for, default the cell's).
+      A plan without it means mark, soft placement off, the cell's own platform.
       Optional ``label`` (a string the user chose, ``--label``): the report names the run by
       it; absent when none was given, so plans without one read as before.
 """
@@ -25,11 +30,16 @@ from .errors import UsageError
 from .manifest import Manifest
 
 __all__ = [
+    "FALLBACK_MODES",
+    "LOWERING_PLATFORMS",
     "PLAN_SCHEMA",
     "CellSpec",
+    "FallbackOptions",
+    "PlanOptions",
     "case_seed",
     "check_label",
     "compile_plan",
+    "fallback_cli_args",
     "plan_case_count",
     "plan_document",
     "plan_from_case_files",
@@ -58,6 +68,61 @@ class CellSpec:
         return f"{self.framework}-{self.accelerator.id}-{self.profile}"
 
 
+FALLBACK_MODES = ("mark", "fail")
+#: Platforms JAX can lower a program for without having the hardware.
+LOWERING_PLATFORMS = ("cpu", "cuda", "rocm", "tpu")
+
+
+@dataclass(frozen=True)
+class FallbackOptions:
+    """What a cell does with work that ran on the host (plan key ``fallback``)."""
+
+    mode: str = "mark"
+    """``mark``: such a case passes with a mark; ``fail``: it fails as ``fallback``."""
+    soft_placement: bool = False
+    """TensorFlow: let ops without a kernel on the device run elsewhere (the study's
+    soft-placement experiment); the probe then records where they went."""
+    lower_for: str | None = None
+    """JAX: the platform the probe lowers each call for (default: the cell's own)."""
+
+    def __post_init__(self) -> None:
+        if self.mode not in FALLBACK_MODES:
+            raise UsageError(
+                f"fallback mode {self.mode!r} is not one of {', '.join(FALLBACK_MODES)}"
+            )
+        if self.lower_for is not None and self.lower_for not in LOWERING_PLATFORMS:
+            raise UsageError(
+                f"cannot lower for {self.lower_for!r}; choose one of "
+                f"{', '.join(LOWERING_PLATFORMS)}"
+            )
+
+    def cli_args(self) -> list[str]:
+        """The bench flags that give these settings, so a case's rerun command keeps them."""
+        args = [] if self.mode == "mark" else ["--fallback", self.mode]
+        args += ["--soft-placement"] if self.soft_placement else []
+        return args + (["--lower-for", self.lower_for] if self.lower_for else [])
+
+    def to_plan(self) -> dict[str, Any]:
+        return {
+            "mode": self.mode,
+            "soft_placement": self.soft_placement,
+            "lower_for": self.lower_for,
+        }
+
+
+def fallback_cli_args(plan: dict[str, Any]) -> list[str]:
+    """The bench flags of a compiled plan's fallback settings (none for an older plan)."""
+    given = plan.get("fallback")
+    if not isinstance(given, dict):
+        return []
+    lower_for = given.get("lower_for")
+    return FallbackOptions(
+        mode=str(given.get("mode", "mark")),
+        soft_placement=bool(given.get("soft_placement")),
+        lower_for=lower_for if isinstance(lower_for, str) else None,
+    ).cli_args()
+
+
 @dataclass(frozen=True)
 class PlanOptions:
     functions: tuple[str, ...] = ()
@@ -71,6 +136,7 @@ class PlanOptions:
     timing: dict[str, float] = field(default_factory=dict)
     image: dict[str, Any] | None = None
     label: str | None = None
+    fallback: FallbackOptions = field(default_factory=FallbackOptions)
 
 
 def check_label(label: str | None) -> str | None:
@@ -158,6 +224,7 @@ def compile_plan(
         cell.profile,
         "--backend",
         cell.backend,
+        *options.fallback.cli_args(),
     ]
     return plan_document(
         cell=cell.cell_id,
@@ -207,6 +274,7 @@ def plan_document(
         },
         "max_restarts": options.max_restarts,
         "cases_per_worker": options.cases_per_worker,
+        "fallback": options.fallback.to_plan(),
         "seed": options.seed,
         "rerun_prefix": rerun_prefix,
         "portbench_version": __version__,

@@ -25,7 +25,7 @@ from .cellrun import CellRunResult, choose_backend, execute_cell, new_run_dir
 from .errors import UsageError
 from .manifest import FRAMEWORKS
 from .paths import manifests_dir
-from .plan import check_label, read_plan
+from .plan import check_label, fallback_cli_args, read_plan
 from .profiles import check_profile
 from .results import read_document
 from .results.safeio import read_bounded
@@ -147,7 +147,10 @@ def rerun_cell(
         "manifest_root": prepared.manifest_root or str(root),
         "image": prepared.image,
         "installer": prepared.installer,
-        "rerun_prefix": shlex.join([*prefix, "--profile", profile, "--backend", chosen.name]),
+        # The origin's fallback settings stay in the plan, and so in its cases' reruns.
+        "rerun_prefix": shlex.join(
+            [*prefix, "--profile", profile, "--backend", chosen.name, *fallback_cli_args(plan)]
+        ),
         "portbench_version": __version__,
         "origin": {
             "cell_dir": str(origin_dir.resolve()),

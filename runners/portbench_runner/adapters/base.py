@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import contextlib
 import re
-from typing import Any, Callable, Dict, Iterator, List, Optional
+from typing import Any, Callable, Dict, Iterator, List, Optional, Tuple
 
 __all__ = ["DTYPE_NAMES", "Adapter", "DeviceMismatch", "DeviceMissing", "iter_leaves"]
 
@@ -60,6 +60,8 @@ class Adapter:
         self.device: Any = None
         self.device_name = ""
         self.version = ""
+        #: The plan's fallback settings (``fallback.settings_from_plan``), set by the worker.
+        self.fallback_settings: Dict[str, Any] = {"mode": "mark", "soft_placement": False}
 
     # -- lifecycle -------------------------------------------------------------
     def load(self) -> None:
@@ -117,6 +119,25 @@ class Adapter:
 
     def to_numpy(self, value: Any) -> Any:
         raise NotImplementedError
+
+    # -- where the work ran ---------------------------------------------------------
+    def before_call(self) -> Any:
+        """State read just before the measured call (counters), given to :meth:`evidence`."""
+        return None
+
+    def evidence(
+        self,
+        fn: Callable[..., Any],
+        args: Tuple[Any, ...],
+        kwargs: Dict[str, Any],
+        before: Any,
+        repeatable: bool,
+    ) -> Optional[Dict[str, Any]]:
+        """Evidence of where the measured call's work ran (``fallback.evidence``), or None
+        where this framework and device have no probe. Called after the measured call;
+        ``repeatable`` says whether ``fn`` may be called once more (it is False for
+        calls that change state)."""
+        return None
 
     def compiled(self, fn: Callable[..., Any], **options: Any) -> Callable[..., Any]:
         """The framework's compiler applied to ``fn`` (jit / XLA tf.function / torch.compile)."""

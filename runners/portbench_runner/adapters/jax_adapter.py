@@ -4,13 +4,40 @@ from __future__ import annotations
 
 import contextlib
 import os
-from typing import Any, Callable, Dict, Iterator, List, Optional, cast
+from typing import Any, Callable, Dict, Iterator, List, Optional, Tuple, cast
 
+from .. import fallback
 from .base import Adapter, DeviceMissing
 
 __all__ = ["JaxAdapter"]
 
 _BACKEND = {"cpu": "cpu", "cuda": "gpu", "tpu": "tpu"}
+#: The platform a program is lowered for, per flavor (ROCm GPUs report "rocm" themselves).
+_LOWERING = {"cpu": "cpu", "cuda": "cuda", "tpu": "tpu"}
+
+
+def lowered_text(jax: Any, fn: Callable[..., Any], args: Any, kwargs: Any, platform: str) -> str:
+    """The StableHLO text of ``fn(*args, **kwargs)`` lowered for ``platform``, which this
+    machine need not have. Arrays become the program's parameters; every other argument
+    (axes, flags) stays a Python value, as the case passed it."""
+    leaves, tree = jax.tree_util.tree_flatten((args, kwargs))
+    arrays = [i for i, leaf in enumerate(leaves) if isinstance(leaf, jax.Array)]
+
+    def program(*values: Any) -> Any:
+        filled = list(leaves)
+        for index, value in zip(arrays, values):
+            filled[index] = value
+        call_args, call_kwargs = jax.tree_util.tree_unflatten(tree, filled)
+        return fn(*call_args, **call_kwargs)
+
+    jitted = jax.jit(program)
+    inputs = [leaves[i] for i in arrays]
+    if hasattr(jitted, "trace"):  # jax >= 0.4.30: lower for any platform
+        lowered = jitted.trace(*inputs).lower(lowering_platforms=(platform,))
+    else:
+        # Older jax lowers for the local backend only; a cell's own platform is that.
+        lowered = jitted.lower(*inputs)
+    return cast(str, lowered.as_text())
 
 
 def _config_value(jax: Any, name: str) -> Any:
@@ -101,6 +128,36 @@ class JaxAdapter(Adapter):
         if wrong:
             return f"array on {', '.join(str(d) for d in wrong)}, not {self.device}"
         return None
+
+    def evidence(
+        self,
+        fn: Callable[..., Any],
+        args: Tuple[Any, ...],
+        kwargs: Dict[str, Any],
+        before: Any,
+        repeatable: bool,
+    ) -> Optional[Dict[str, Any]]:
+        # The program as the target platform's compiler gets it: hybrid kernels, host
+        # callbacks and host memory show there even when the output is on the device.
+        # Lowering runs nothing, so stateful calls are probed too.
+        platform = self.fallback_settings.get("lower_for") or _LOWERING[self.flavor]
+        if platform == "cpu" and not self.fallback_settings.get("lower_for"):
+            return None  # the target is the host: there is nowhere to fall back to
+        probe = "jax-lowering"
+        try:
+            text = lowered_text(self.jax, fn, args, kwargs, platform)
+        except Exception as exc:
+            return fallback.unseen(
+                probe, platform, f"could not lower for {platform}: {type(exc).__name__}: {exc}"
+            )
+        note = "lowered only, not run here" if platform != _LOWERING[self.flavor] else ""
+        return fallback.evidence(
+            probe,
+            platform,
+            fallback.jax_host_work(text),
+            target_is_host=platform == "cpu",
+            note=note,
+        )
 
     def to_numpy(self, value: Any) -> Any:
         import numpy as np

@@ -5,8 +5,9 @@ from __future__ import annotations
 import contextlib
 import os
 import re
-from typing import Any, Callable, Dict, Iterator, List, Optional, cast
+from typing import Any, Callable, Dict, Iterator, List, Optional, Tuple, cast
 
+from .. import fallback
 from .base import Adapter, DeviceMissing
 
 __all__ = ["TensorFlowAdapter"]
@@ -72,7 +73,9 @@ class TensorFlowAdapter(Adapter):
     def case_scope(self) -> Iterator[None]:
         tf = self.tf
         previous = tf.config.get_soft_device_placement()
-        tf.config.set_soft_device_placement(False)
+        # Off unless the plan asks (the study's soft-placement experiment); when on, the
+        # placement probe records where the ops went instead.
+        tf.config.set_soft_device_placement(bool(self.fallback_settings.get("soft_placement")))
         try:
             with tf.device(self.device):
                 yield
@@ -115,6 +118,77 @@ class TensorFlowAdapter(Adapter):
         if match.group(1).upper() != expected:
             return f"tensor on {where}, not {self.device}"
         return None
+
+    def target_kind(self) -> str:
+        """``GPU``, ``TPU`` or ``CPU``: the device type the cell's ops should run on."""
+        match = _DEVICE_RE.search(str(self.device))
+        return match.group(1).upper() if match else _TF_KIND[self.flavor]
+
+    def evidence(
+        self,
+        fn: Callable[..., Any],
+        args: Tuple[Any, ...],
+        kwargs: Dict[str, Any],
+        before: Any,
+        repeatable: bool,
+    ) -> Optional[Dict[str, Any]]:
+        kind = self.target_kind()
+        if kind == "CPU":
+            return None  # the target is the host: there is nowhere to fall back to
+        probe = "tf-placement"
+        if not repeatable:
+            return fallback.unseen(probe, kind, "a call that changes state is not run again")
+        executed = self.executed_ops(fn, args, kwargs)
+        return fallback.evidence(
+            probe,
+            kind,
+            fallback.tf_host_work(executed, kind),
+            extra={
+                "ops_seen": len(executed),
+                "soft_placement": bool(self.fallback_settings.get("soft_placement")),
+            },
+        )
+
+    def executed_ops(
+        self, fn: Callable[..., Any], args: Tuple[Any, ...], kwargs: Dict[str, Any]
+    ) -> List[Tuple[str, str]]:
+        """(op, device) of every op one more call of ``fn`` executes: eager ops through an
+        op callback, ops inside tf.function graphs from the run metadata's partitions.
+
+        The placement log (``set_log_device_placement``) would say the same, but it only
+        takes effect before the first op of the process and then logs every call."""
+        from tensorflow.python.eager import context
+        from tensorflow.python.framework import op_callbacks
+
+        executed: List[Tuple[str, str]] = []
+
+        def seen(
+            op_type: Any,
+            inputs: Any,
+            attrs: Any,
+            outputs: Any,
+            op_name: Any = None,
+            graph: Any = None,
+        ) -> None:
+            if graph is None:  # an executed eager op, not one added to a graph being traced
+                for output in outputs or ():
+                    executed.append((str(op_type), str(getattr(output, "device", "") or "")))
+
+        eager = context.context()
+        op_callbacks.add_op_callback(seen)
+        eager.enable_run_metadata()
+        try:
+            self.sync(fn(*args, **kwargs))
+        finally:
+            op_callbacks.remove_op_callback(seen)
+            metadata = eager.export_run_metadata()
+            eager.disable_run_metadata()
+        for function in metadata.function_graphs:
+            for partition in function.partition_graphs:
+                for node in partition.node:
+                    if node.op not in ("_Arg", "_Retval"):
+                        executed.append((node.op, node.device))
+        return executed
 
     def to_numpy(self, value: Any) -> Any:
         import numpy as np

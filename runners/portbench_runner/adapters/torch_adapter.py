@@ -3,8 +3,9 @@
 from __future__ import annotations
 
 import os
-from typing import Any, Callable, Dict, Optional, cast
+from typing import Any, Callable, Dict, Optional, Tuple, cast
 
+from .. import fallback
 from .base import Adapter, DeviceMissing
 
 __all__ = ["TorchAdapter"]
@@ -118,6 +119,70 @@ class TorchAdapter(Adapter):
         if leaf.device.type != self.device.type:
             return f"tensor on {leaf.device}, not {self.device}"
         return None
+
+    def xla_fallback_counters(self) -> Dict[str, int]:
+        """torch_xla's ``aten::`` counters: each counts calls of an op XLA could not lower,
+        run by PyTorch's CPU kernel with the tensors copied off the device and back."""
+        import torch_xla.debug.metrics as met
+
+        return {
+            name: int(met.counter_value(name) or 0)
+            for name in met.counter_names()
+            if name.startswith("aten::")
+        }
+
+    def before_call(self) -> Any:
+        if self.flavor != "tpu":
+            return None
+        return {"counters": self.xla_fallback_counters()}
+
+    def evidence(
+        self,
+        fn: Callable[..., Any],
+        args: Tuple[Any, ...],
+        kwargs: Dict[str, Any],
+        before: Any,
+        repeatable: bool,
+    ) -> Optional[Dict[str, Any]]:
+        # MPS (its fallback warning) has no probe: portbench has no MPS flavor yet.
+        if self.flavor == "cuda":
+            return self.cuda_evidence(fn, args, kwargs, repeatable)
+        if self.flavor != "tpu":
+            return None
+        probe = "torch_xla-counters"
+        hardware = str(self.xm.xla_device_hw(self.device))
+        if not isinstance(before, dict) or not isinstance(before.get("counters"), dict):
+            return fallback.unseen(
+                probe, hardware, "the counters could not be read before the call"
+            )
+        # The counters span the cold call and every warm one: a rise of n over k calls.
+        return fallback.evidence(
+            probe,
+            hardware,
+            fallback.xla_counter_delta(before["counters"], self.xla_fallback_counters()),
+            note="aten:: counters over the cold and warm calls; each op ran outside XLA",
+        )
+
+    def cuda_evidence(
+        self,
+        fn: Callable[..., Any],
+        args: Tuple[Any, ...],
+        kwargs: Dict[str, Any],
+        repeatable: bool,
+    ) -> Dict[str, Any]:
+        """One more call under the profiler; its copies, in time order, show host round
+        trips. Written without a GPU at hand: the reader is tested on event names only."""
+        probe = "torch-cuda-profiler"
+        if not repeatable:
+            return fallback.unseen(probe, "cuda", "a call that changes state is not run again")
+        from torch.profiler import ProfilerActivity, profile
+
+        with profile(activities=[ProfilerActivity.CPU, ProfilerActivity.CUDA]) as prof:
+            self.sync(fn(*args, **kwargs))
+        events = sorted(prof.events(), key=lambda e: e.time_range.start)
+        return fallback.evidence(
+            probe, "cuda", fallback.torch_cuda_host_work(str(e.name) for e in events)
+        )
 
     def to_numpy(self, value: Any) -> Any:
         torch = self.torch

@@ -13,12 +13,20 @@ from rich.table import Table
 from ..backends import BACKENDS
 from ..cellrun import BenchRequest, BuildOptions, CellRunResult, run_cell
 from ..errors import UsageError
-from ..plan import DEFAULT_CASE_TIMEOUT_S, DEFAULT_SEED, PlanOptions, check_label
+from ..plan import (
+    DEFAULT_CASE_TIMEOUT_S,
+    DEFAULT_SEED,
+    FALLBACK_MODES,
+    LOWERING_PLATFORMS,
+    FallbackOptions,
+    PlanOptions,
+    check_label,
+)
 from ..profiles import DEFAULT_PROFILE, PROFILES
 from ..results import Outcome, read_results
 from ..resume import find_resumed_cell
 
-__all__ = ["failures_table", "register", "summary_table"]
+__all__ = ["failures_table", "marked_passes", "register", "summary_table"]
 
 
 def register(subparsers: Any) -> None:
@@ -56,6 +64,26 @@ def register(subparsers: Any) -> None:
     )
     parser.add_argument(
         "--warm-budget", type=float, default=None, help="seconds of warm timing per case"
+    )
+    parser.add_argument(
+        "--fallback",
+        choices=FALLBACK_MODES,
+        default=None,
+        help="a case whose work ran partly on the host: 'mark' it and pass (default) or "
+        "'fail' it as category fallback",
+    )
+    parser.add_argument(
+        "--soft-placement",
+        action="store_true",
+        default=None,
+        help="TensorFlow: soft device placement on (off by default); where ops went is recorded",
+    )
+    parser.add_argument(
+        "--lower-for",
+        choices=LOWERING_PLATFORMS,
+        default=None,
+        help="JAX: lower each measured call for this platform to look for host work "
+        "(default: the cell's own; lowering needs no such hardware)",
     )
     parser.add_argument(
         "--python",
@@ -130,6 +158,15 @@ def failures_table(results: Path, limit: int = 25) -> Table | None:
     return table
 
 
+def marked_passes(results: Path) -> list[str]:
+    """Case ids that passed while a probe saw part of their work run on the host."""
+    return [
+        r.case
+        for r in read_results(results).records
+        if r.outcome is Outcome.PASS and r.fallback_marked
+    ]
+
+
 #: Options that shape a new plan; a resumed cell keeps the plan it was compiled with.
 _PLAN_OPTIONS = {
     "functions": "--functions",
@@ -138,6 +175,9 @@ _PLAN_OPTIONS = {
     "timeout": "--timeout",
     "warm_budget": "--warm-budget",
     "label": "--label",
+    "fallback": "--fallback",
+    "soft_placement": "--soft-placement",
+    "lower_for": "--lower-for",
 }
 
 
@@ -179,6 +219,14 @@ def _new_request(args: argparse.Namespace) -> BenchRequest:
             "new run (e.g. --framework jax --accelerator cpu); to finish an interrupted one, "
             "pass --resume RUN_DIR alone"
         )
+    for flag, value, framework in (
+        ("--lower-for", args.lower_for, "jax"),
+        ("--soft-placement", args.soft_placement, "tensorflow"),
+    ):
+        if value and args.framework != framework:
+            raise UsageError(
+                f"{flag} applies to {framework} cells only, not {args.framework}; drop it"
+            )
     # One budget for both modes: adaptive's time cap and fixed mode's budget.
     timing = (
         {"warm_budget_s": args.warm_budget, "adaptive_budget_s": args.warm_budget}
@@ -192,6 +240,11 @@ def _new_request(args: argparse.Namespace) -> BenchRequest:
         case_timeout_s=DEFAULT_CASE_TIMEOUT_S if args.timeout is None else args.timeout,
         timing=timing,
         label=check_label(args.label),
+        fallback=FallbackOptions(
+            mode=args.fallback or "mark",
+            soft_placement=bool(args.soft_placement),
+            lower_for=args.lower_for,
+        ),
     )
     return BenchRequest(
         framework=args.framework,
@@ -214,5 +267,12 @@ def _bench(args: argparse.Namespace) -> int:
     failures = failures_table(result.cell_dir / "results.jsonl")
     if failures is not None:
         console.print(failures)
+    marked = marked_passes(result.cell_dir / "results.jsonl")
+    if marked:
+        console.print(
+            f"[yellow]{len(marked)} passing case(s) ran partly on the host[/] (evidence in "
+            f"each record; --fallback fail counts them as failures): {escape(', '.join(marked[:5]))}"
+            + (" ..." if len(marked) > 5 else "")
+        )
     console.print(f"results: {result.cell_dir / 'results.jsonl'}")
     return 0

@@ -14,6 +14,7 @@ from rich.console import Console
 from ..errors import ResultsError
 from ..paths import project_root, state_dir
 from ..writable import require_writable
+from .fallbacks import fallback_cases, fallbacks
 from .figures import write_figures
 from .latency import generation_pairs, latency_tables, version_tables
 from .load import Cell, load_cell, load_runs
@@ -135,6 +136,8 @@ def all_tables(cells: list[Cell]) -> list[Table]:
         published_strata(cells),
         harness_cases(cells),
         failures(cells),
+        fallbacks(cells),
+        fallback_cases(cells),
         latency_summary,
         checked,
         study_quantity_beside(cells),

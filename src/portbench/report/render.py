@@ -95,7 +95,7 @@ def _html_table(table: Table) -> list[str]:
 #: Navigation sections, by table name prefix (first match wins).
 SECTIONS = (
     ("The study", ("published-", "study-")),
-    ("Portability", ("portability", "strata", "failures")),
+    ("Portability", ("portability", "strata", "failures", "fallback")),
     ("Latency", ("latency-", "generations")),
     ("Versions", ("versions-",)),
     ("Curation and provenance", ("curation", "provenance")),

@@ -18,6 +18,7 @@ from .model import (
     Stage,
     Timing,
     WarmTiming,
+    fallback_seen,
 )
 from .read import ResultsRead, read_document, read_results, read_sessions
 from .safeio import DiskFull
@@ -37,6 +38,7 @@ __all__ = [
     "Stage",
     "Timing",
     "WarmTiming",
+    "fallback_seen",
     "read_document",
     "read_results",
     "read_sessions",

@@ -32,6 +32,7 @@ __all__ = [
     "Stage",
     "Timing",
     "WarmTiming",
+    "fallback_seen",
 ]
 
 RECORD_SCHEMAS = (1, 2)
@@ -276,9 +277,20 @@ class CaseRecord:
             raw=obj,
         )
 
+    @property
+    def fallback_marked(self) -> bool:
+        """A probe saw this case's work run partly on the host (``evidence.fallback``)."""
+        return fallback_seen(self.evidence)
+
     def to_json(self) -> dict[str, Any]:
         """The record as a JSON object (as read, with its fields checked)."""
         return dict(self.raw)
+
+
+def fallback_seen(evidence: Any) -> bool:
+    """True when evidence (a record's, as read) says the work ran partly on the host;
+    unseen evidence (``fallback`` null) is not a fallback, and not a clean bill either."""
+    return isinstance(evidence, Mapping) and evidence.get("fallback") is True
 
 
 @dataclass(frozen=True)

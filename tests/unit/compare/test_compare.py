@@ -14,7 +14,8 @@ from portbench.cli import main
 from portbench.compare import Thresholds, compare_cells, load_side, pair_cells
 from portbench.compare.stats import mann_whitney_p, ratio_from_samples
 from portbench.plan import PlanOptions, plan_from_case_files, write_plan
-from tests.unit.results.records import case_record
+
+from ..results.records import case_record
 
 CASES = """
 from portbench_runner.api import case

@@ -59,6 +59,16 @@ def _portbench(*args: str) -> subprocess.CompletedProcess[str]:
             "use --profile host",
         ),
         (["list", "--framework", "caffe"], UsageError.exit_code, "unknown framework 'caffe'"),
+        (
+            ["bench", "--framework", "torch", "--accelerator", "cpu", "--lower-for", "cuda"],
+            UsageError.exit_code,
+            "--lower-for applies to jax cells only, not torch",
+        ),
+        (
+            ["bench", "--framework", "jax", "--accelerator", "cpu", "--soft-placement"],
+            UsageError.exit_code,
+            "--soft-placement applies to tensorflow cells only, not jax",
+        ),
     ],
 )
 def test_bad_input_is_one_sentence(args: list[str], code: int, fragment: str) -> None:

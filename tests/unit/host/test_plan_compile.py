@@ -10,7 +10,14 @@ from portbench.accelerators import get_accelerator
 from portbench.errors import UsageError
 from portbench.manifest import load_manifest
 from portbench.outcomes import function_outcome
-from portbench.plan import CellSpec, PlanOptions, case_seed, compile_plan
+from portbench.plan import (
+    CellSpec,
+    FallbackOptions,
+    PlanOptions,
+    case_seed,
+    compile_plan,
+    fallback_cli_args,
+)
 
 from .test_manifest import ENTRY, _write
 
@@ -62,3 +69,33 @@ def test_plan_lists_every_function_and_filters(tmp_path: Path) -> None:
 )
 def test_function_outcomes(outcomes: list[str], expected: str) -> None:
     assert function_outcome(outcomes) == expected
+
+
+def test_fallback_settings_reach_the_plan_and_the_rerun_command(tmp_path: Path) -> None:
+    manifest = _manifest(tmp_path)
+    cell = CellSpec("demo", get_accelerator("cpu"), "host", "host")
+    default = compile_plan(cell, manifest, [], PlanOptions())
+    assert default["fallback"] == {"mode": "mark", "soft_placement": False, "lower_for": None}
+    assert "--fallback" not in default["rerun_prefix"]
+    strict = FallbackOptions(mode="fail", soft_placement=True, lower_for="cuda")
+    plan = compile_plan(cell, manifest, [], PlanOptions(fallback=strict))
+    assert plan["fallback"] == {"mode": "fail", "soft_placement": True, "lower_for": "cuda"}
+    assert plan["rerun_prefix"].endswith("--fallback fail --soft-placement --lower-for cuda")
+
+
+@pytest.mark.parametrize(
+    ("options", "fragment"),
+    [
+        ({"mode": "warn"}, "fallback mode 'warn' is not one of mark, fail"),
+        ({"lower_for": "metal"}, "cannot lower for 'metal'"),
+    ],
+)
+def test_bad_fallback_settings_are_one_sentence(options: dict[str, str], fragment: str) -> None:
+    with pytest.raises(UsageError, match=fragment):
+        FallbackOptions(**options)  # type: ignore[arg-type]
+
+
+def test_a_compiled_plan_gives_back_its_fallback_flags() -> None:
+    assert fallback_cli_args({}) == []
+    plan = {"fallback": {"mode": "fail", "soft_placement": False, "lower_for": "tpu"}}
+    assert fallback_cli_args(plan) == ["--fallback", "fail", "--lower-for", "tpu"]
