@@ -2,7 +2,7 @@
 
 Plan schema history:
   1 - first version.
-  2 - ``file_cases`` per function and ``cases_per_worker`` (both optional).
+  2 - ``file_cases`` per function, ``cases_per_worker`` and ``differential`` (all optional).
 """
 
 from __future__ import annotations

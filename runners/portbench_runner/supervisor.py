@@ -509,7 +509,7 @@ def _sanitize(fields: Any) -> Dict[str, Any]:
             "message": clip(str(error.get("message", "")), MESSAGE_CHARS),
             "traceback": clip(str(error.get("traceback", "")), TRACEBACK_CHARS),
         }
-    for key in ("timing", "evidence"):
+    for key in ("timing", "evidence", "cpu_reference"):
         value = fields.get(key)
         if isinstance(value, dict) and len(json.dumps(value, default=str)) <= 64 * 1024:
             clean[key] = value

@@ -4,7 +4,9 @@ Plan schema history (keep in step with runners/portbench_runner/plan.py):
   1 - first version.
   2 - ``file_cases`` per function (every case its file registers, as the host reads it, so
       the worker can refuse a file that registers cases at run time); ``cases_per_worker``
-      (0: a worker runs cases until it dies; 1: every case in a fresh worker process).
+      (0: a worker runs cases until it dies; 1: every case in a fresh worker process);
+      ``differential`` (optional, default false: each passing or failing case is run again
+      on the framework's CPU in the same worker and compared; on by default off the CPU).
 """
 
 from __future__ import annotations
@@ -66,6 +68,8 @@ class PlanOptions:
     cases_per_worker: int = 0
     timing: dict[str, float] = field(default_factory=dict)
     image: dict[str, Any] | None = None
+    differential: bool | None = None
+    """Run each case's CPU twin and compare; None: wherever the accelerator is not the CPU."""
 
 
 def case_seed(seed: int, case_id: str) -> int:
@@ -189,6 +193,11 @@ def plan_document(
         },
         "max_restarts": options.max_restarts,
         "cases_per_worker": options.cases_per_worker,
+        "differential": (
+            accelerator.get("flavor") != "cpu"
+            if options.differential is None
+            else options.differential
+        ),
         "seed": options.seed,
         "rerun_prefix": rerun_prefix,
         "portbench_version": __version__,

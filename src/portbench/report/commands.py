@@ -21,7 +21,7 @@ from .publish import CONTENTS, publish
 from .published import published_latency, published_outcomes, published_strata
 from .render import print_tables, write_files, write_html
 from .study import default_archive, import_study, study_cells_dir
-from .tables import Table, curation, failures, portability, provenance, strata
+from .tables import Table, cpu_too, curation, failures, portability, provenance, strata
 
 __all__ = ["build_report", "register"]
 
@@ -115,6 +115,7 @@ def all_tables(cells: list[Cell]) -> list[Table]:
         strata(cells),
         published_strata(cells),
         failures(cells),
+        cpu_too(cells),
         latency_summary,
         checked,
         generation_pairs(cells),
