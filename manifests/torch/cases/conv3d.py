@@ -3,7 +3,7 @@ dtypes, autograd."""
 
 import numpy as np
 
-from portbench_runner.api import case
+from portbench_runner.api import case, sweep
 
 
 def correlate3d(x, w, b, stride=1, padding=0, groups=1):
@@ -67,3 +67,19 @@ def conv3d_backward(ctx):
         return x.grad
 
     ctx.check_close(ctx.measure(backward), np.full((1, 1, 3, 3, 3), 2.0), dtype="float32")
+
+
+@sweep("empty-channel-{dtype}", dtype=["float32", "complex64"])
+def conv3d_empty_channel(ctx, dtype):
+    import torch
+
+    conv = torch.nn.Conv3d(0, 4, 3).to(device=ctx.device, dtype=getattr(torch, dtype))
+    x = ctx.put(np.zeros((2, 0, 5, 5, 5), dtype=dtype))
+    out = ctx.measure(conv, x)
+    ctx.check(tuple(out.shape) == (2, 4, 3, 3, 3), f"output shape {tuple(out.shape)}", "other")
+    ctx.check_close(
+        out,
+        np.broadcast_to(ctx.to_numpy(conv.bias)[None, :, None, None, None], (2, 4, 3, 3, 3)),
+        rtol=1e-6,
+        atol=1e-6,
+    )
