@@ -188,6 +188,10 @@ class Context:
         leaves = []
         dtypes = []
         for leaf in self._adapter.leaves(output):
+            if getattr(leaf, "dtype", None) is None:  # a module, not an array: nothing to compare
+                self.output_note = f"an output of type {type(leaf).__name__} has no array value"
+                self.output_leaves = None
+                return
             try:
                 leaves.append(self._adapter.to_numpy(leaf))
             except Exception as exc:  # a module or opaque value: not comparable, not a failure
