@@ -216,9 +216,11 @@ def execute_cell(
     wall_s = time.monotonic() - started
     read = read_results(cell_dir / "results.jsonl")
     records = read.dicts()
-    case_counts = dict.fromkeys(("pass", "fail", "skip", "error"), 0)
+    # cpu_too: of the failed cases, those whose CPU twin failed too (counted in fail as well).
+    case_counts = dict.fromkeys(("pass", "fail", "skip", "error", "cpu_too"), 0)
     for record in read.records:
         case_counts[record.outcome.value] += 1
+        case_counts["cpu_too"] += int(record.fails_on_cpu)
     function_counts = dict.fromkeys(FUNCTION_OUTCOMES, 0)
     for outcome in function_outcomes(plan, records).values():
         function_counts[outcome] += 1

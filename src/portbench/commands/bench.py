@@ -76,15 +76,29 @@ def register(subparsers: Any) -> None:
 
 
 def summary_table(cell_id: str, result: CellRunResult) -> Table:
+    """Function and case outcomes; "fails on the CPU too" counts the functions in that bucket
+    and, of the failed cases, those whose CPU twin failed as well (always 0 on the CPU)."""
     table = Table(title=f"{cell_id}: {result.wall_s:.1f} s")
     table.add_column("level")
-    for name in ("pass", "partial/fail", "complete/skip", "untested/error"):
+    for name in ("pass", "partial/fail", "complete/skip", "untested/error", "fails on the CPU too"):
         table.add_column(name, justify="right")
     c, f = result.case_counts, result.function_counts
     table.add_row(
-        "functions", str(f["pass"]), str(f["partial"]), str(f["complete"]), str(f["untested"])
+        "functions",
+        str(f["pass"]),
+        str(f["partial"]),
+        str(f["complete"]),
+        str(f["untested"]),
+        str(f.get("cpu_too", 0)),
     )
-    table.add_row("cases", str(c["pass"]), str(c["fail"]), str(c["skip"]), str(c["error"]))
+    table.add_row(
+        "cases",
+        str(c["pass"]),
+        str(c["fail"]),
+        str(c["skip"]),
+        str(c["error"]),
+        str(c.get("cpu_too", 0)),
+    )
     return table
 
 
