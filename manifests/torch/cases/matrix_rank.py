@@ -37,7 +37,9 @@ def matrix_rank_tol(ctx):
 def matrix_rank_dtypes(ctx, dtype):
     import torch
 
-    a = ctx.rng.standard_normal((10, 4)) @ ctx.rng.standard_normal((4, 10))
-    if dtype.startswith("complex"):
-        a = a + 1j * (ctx.rng.standard_normal((10, 4)) @ ctx.rng.standard_normal((4, 10)))
+    left, right = ctx.rng.standard_normal((10, 4)), ctx.rng.standard_normal((4, 10))
+    if dtype.startswith("complex"):  # complex factors, so the product keeps rank 4
+        left = left + 1j * ctx.rng.standard_normal((10, 4))
+        right = right + 1j * ctx.rng.standard_normal((4, 10))
+    a = left @ right
     ctx.check_equal(ctx.measure(torch.linalg.matrix_rank, ctx.put(a.astype(dtype))), 4)
