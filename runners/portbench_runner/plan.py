@@ -2,7 +2,8 @@
 
 Plan schema history:
   1 - first version.
-  2 - ``file_cases`` per function, ``cases_per_worker`` and ``differential`` (all optional).
+  2 - ``file_cases`` per function, ``cases_per_worker``, ``differential`` and
+      ``cell_budget_s`` (all optional).
 """
 
 from __future__ import annotations

@@ -206,6 +206,8 @@ class Worker:
         self.pipe_fd = pipe_fd
         self.adapter: Any = None
         self._cpu_adapter: Any = None
+        # The warm-phase cap the supervisor sent with the case being run (a cell budget).
+        self._warm_cap_s: Optional[float] = None
 
     def send(self, message: Dict[str, Any]) -> None:
         data = encode(message)
@@ -248,11 +250,18 @@ class Worker:
             case["seed"],
             self.plan["profile"],
             "cpu" if twin else self.plan["accelerator"]["id"],
-            self.plan.get("timing"),
+            self._timing(),
             on_stage=on_stage,
             keep_output=bool(self.plan.get("differential")),
             cold_only=twin,
         )
+
+    def _timing(self) -> Optional[Dict[str, Any]]:
+        """The plan's timing settings, with the cap the supervisor sent for this case."""
+        timing = self.plan.get("timing")
+        if self._warm_cap_s is None:
+            return timing
+        return {**(timing or {}), "warm_cap_s": self._warm_cap_s}
 
     def _execute(self, adapter: Any, spec: api.CaseSpec, ctx: Context) -> Dict[str, Any]:
         """Run one case body under ``adapter``; its outcome fields (no timing)."""
@@ -373,6 +382,8 @@ class Worker:
             if command["type"] == "stop" or command.get("case") not in entries:
                 break
             case_id = command["case"]
+            cap = command.get("warm_cap_s")
+            self._warm_cap_s = float(cap) if isinstance(cap, (int, float)) else None
             self.send({"type": "start", "case": case_id})
             started = time.time()
 

@@ -6,7 +6,10 @@ Plan schema history (keep in step with runners/portbench_runner/plan.py):
       the worker can refuse a file that registers cases at run time); ``cases_per_worker``
       (0: a worker runs cases until it dies; 1: every case in a fresh worker process);
       ``differential`` (optional, default false: each passing or failing case is run again
-      on the framework's CPU in the same worker and compared; on by default off the CPU).
+      on the framework's CPU in the same worker and compared; on by default off the CPU);
+      ``cell_budget_s`` (optional: the cell's wall-time cap; the supervisor gives each case's
+      warm timing a share of what is left, so a cell ends near it with thinner timings
+      instead of running long; null or absent: no cap).
 """
 
 from __future__ import annotations
@@ -25,6 +28,7 @@ from .errors import UsageError
 from .manifest import Manifest
 
 __all__ = [
+    "DEFAULT_CELL_BUDGET_S",
     "PLAN_SCHEMA",
     "CellSpec",
     "case_seed",
@@ -38,6 +42,8 @@ __all__ = [
 PLAN_SCHEMA = 2
 DEFAULT_SEED = 20230101
 DEFAULT_CASE_TIMEOUT_S = 900.0  # the study's per-test timeout (15 min)
+#: A cell's wall-time cap: a CPU cell of the widened manifests stays under 10 minutes.
+DEFAULT_CELL_BUDGET_S = 540.0
 
 
 @dataclass(frozen=True)
@@ -70,6 +76,8 @@ class PlanOptions:
     image: dict[str, Any] | None = None
     differential: bool | None = None
     """Run each case's CPU twin and compare; None: wherever the accelerator is not the CPU."""
+    cell_budget_s: float | None = DEFAULT_CELL_BUDGET_S
+    """The cell's wall-time cap (warm timing is thinned to meet it); None or 0: no cap."""
 
 
 def case_seed(seed: int, case_id: str) -> int:
@@ -198,6 +206,7 @@ def plan_document(
             if options.differential is None
             else options.differential
         ),
+        "cell_budget_s": options.cell_budget_s or None,
         "seed": options.seed,
         "rerun_prefix": rerun_prefix,
         "portbench_version": __version__,

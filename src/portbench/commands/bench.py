@@ -13,7 +13,7 @@ from rich.table import Table
 from ..backends import BACKENDS
 from ..cellrun import BenchRequest, BuildOptions, CellRunResult, run_cell
 from ..errors import UsageError
-from ..plan import DEFAULT_CASE_TIMEOUT_S, DEFAULT_SEED, PlanOptions
+from ..plan import DEFAULT_CASE_TIMEOUT_S, DEFAULT_CELL_BUDGET_S, DEFAULT_SEED, PlanOptions
 from ..profiles import DEFAULT_PROFILE, PROFILES
 from ..results import Outcome, read_results
 from ..resume import find_resumed_cell
@@ -51,6 +51,14 @@ def register(subparsers: Any) -> None:
     )
     parser.add_argument(
         "--warm-budget", type=float, default=None, help="seconds of warm timing per case"
+    )
+    parser.add_argument(
+        "--cell-budget",
+        type=float,
+        default=None,
+        metavar="SECONDS",
+        help=f"the cell's wall-time cap: warm timing is thinned to end near it, every case "
+        f"still runs (default: {DEFAULT_CELL_BUDGET_S:g}; 0: no cap)",
     )
     parser.add_argument(
         "--python",
@@ -146,6 +154,7 @@ _PLAN_OPTIONS = {
     "seed": "--seed",
     "timeout": "--timeout",
     "warm_budget": "--warm-budget",
+    "cell_budget": "--cell-budget",
 }
 
 
@@ -194,6 +203,7 @@ def _new_request(args: argparse.Namespace) -> BenchRequest:
         seed=DEFAULT_SEED if args.seed is None else args.seed,
         case_timeout_s=DEFAULT_CASE_TIMEOUT_S if args.timeout is None else args.timeout,
         timing=timing,
+        cell_budget_s=DEFAULT_CELL_BUDGET_S if args.cell_budget is None else args.cell_budget,
     )
     return BenchRequest(
         framework=args.framework,

@@ -179,6 +179,9 @@ class Timing:
     warm: WarmTiming | None
     warm_s: float | None = None
     """Seconds the warm phase took, calibration included (schema 2)."""
+    warm_cap_s: float | None = None
+    """The warm phase's cap under the cell's wall-time budget, when the plan had one (schema
+    2, later); below the runner's minimum the case was timed cold only (``warm`` null)."""
 
     @classmethod
     def from_json(cls, obj: Any) -> Timing | None:
@@ -186,11 +189,12 @@ class Timing:
             return None
         if not isinstance(obj, dict):
             raise RecordInvalid("'timing' is not an object")
-        warm_s = obj.get("warm_s")
+        warm_s, cap = obj.get("warm_s"), obj.get("warm_cap_s")
         return cls(
             number(obj.get("cold_ms"), "timing.cold_ms"),
             WarmTiming.from_json(obj.get("warm")),
             None if warm_s is None else number(warm_s, "timing.warm_s"),
+            None if cap is None else number(cap, "timing.warm_cap_s"),
         )
 
 

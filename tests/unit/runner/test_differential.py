@@ -134,3 +134,37 @@ def test_the_record_carries_the_twin_end_to_end(tmp_path: Path) -> None:
     assert both.cpu_reference is not None and both.cpu_reference["outcome"] == "fail"
     assert records["same"]["cpu_reference"]["compared"] is True
     assert not CaseRecord.from_json(records["same"]).fails_on_cpu
+
+
+def test_the_cell_budget_reaches_each_case_as_a_warm_cap(tmp_path: Path) -> None:
+    # A budget already spent: every case still runs and is checked, timed cold only, and its
+    # record says under which cap. (This lives beside the twin's end-to-end test: both are
+    # plan fields the supervisor and worker act on.)
+    plan_path = make_plan(tmp_path, {"demo": CASES})
+    plan = json.loads(plan_path.read_text())
+    assert plan["cell_budget_s"] == 540.0  # the host's default
+    plan["cell_budget_s"] = 1e-6
+    plan_path.write_text(json.dumps(plan))
+    run_dir = tmp_path / "run"
+    proc = run_supervisor(plan_path, run_dir)
+    assert proc.returncode == 0, proc.stderr
+    records = read_jsonl(run_dir / "results.jsonl")
+    assert len(records) == 5
+    for record in records:
+        validate(record, "record")
+        CaseRecord.from_json(record)
+    timed = [r for r in records if r["timing"] is not None]
+    assert timed and all(r["timing"]["warm"] is None for r in timed)
+    assert all(r["timing"]["warm_cap_s"] == 0.0 for r in timed)
+    assert {r["case_name"]: r["outcome"] for r in records}["same"] == "pass"
+
+
+def test_no_cap_without_a_budget(tmp_path: Path) -> None:
+    plan_path = make_plan(tmp_path, {"demo": CASES})
+    plan = json.loads(plan_path.read_text())
+    plan["cell_budget_s"] = None
+    plan_path.write_text(json.dumps(plan))
+    run_dir = tmp_path / "run"
+    assert run_supervisor(plan_path, run_dir).returncode == 0
+    same = {r["case_name"]: r for r in read_jsonl(run_dir / "results.jsonl")}["same"]
+    assert same["timing"]["warm"] is not None and "warm_cap_s" not in same["timing"]

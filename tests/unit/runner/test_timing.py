@@ -117,3 +117,23 @@ def test_median_interval_is_none_when_it_cannot_be_told() -> None:
     assert median_ci_rel([1.0, 1.0]) is None
     assert median_ci_rel([0.0, 0.0, 0.0]) is None
     assert median_ci_rel([1.0] * 5 + [2.0] * 5) > 0.2
+
+
+def test_a_cell_budget_cap_shortens_the_warm_phase_and_is_recorded() -> None:
+    clock = FakeClock(0.4)
+    _, free = time_call(clock.work, lambda _: None, {"max_warm_s": 5.0}, clock=clock)
+    clock = FakeClock(0.4)
+    _, capped = time_call(
+        clock.work, lambda _: None, {"max_warm_s": 5.0, "warm_cap_s": 0.5}, clock=clock
+    )
+    assert "warm_cap_s" not in free
+    assert capped["warm_cap_s"] == 0.5
+    assert capped["warm"]["samples"] < free["warm"]["samples"]
+    assert capped["warm_s"] <= 0.5 + 2 * 0.4  # calibration and one block may overrun the cap
+
+
+def test_a_spent_cell_budget_leaves_only_the_cold_call() -> None:
+    clock = FakeClock(0.001)
+    out, timing = time_call(clock.work, lambda _: None, {"warm_cap_s": 0.0}, clock=clock)
+    assert out == "out" and clock.calls == 1
+    assert timing == {"cold_ms": pytest.approx(1.0), "warm": None, "warm_cap_s": 0.0}
