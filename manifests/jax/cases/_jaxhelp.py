@@ -206,3 +206,15 @@ def swept_reduction(ctx, fn, ref, dtype, mode, axis=1, lo=-3.0, hi=3.0, shape=(1
     n = exact.size if axis is None else exact.shape[axis]
     check_swept(ctx, out, ref(exact, axis=axis, **kw), scale=max(1.0, n / 4))
     return out
+
+
+def swept_exact(ctx, fn, ref, dtype, mode, shape=(4, 6, 5), lo=0, hi=9, keeps_dtype=True):
+    """An exact op (moving, masking or comparing values) in one dtype and mode: the output
+    equals ref on the exact inputs, and keeps the input's dtype where ``keeps_dtype``."""
+    arr, exact = placed(ctx, draw(ctx, shape, dtype, lo, hi), dtype)
+    out = ctx.measure(ctx.in_mode(mode, fn), arr)
+    name = out_dtype(ctx, out)
+    if keeps_dtype:
+        ctx.check(name == dtype, f"{dtype} input gave {name}", "type")
+    ctx.check_equal(out, np.asarray(ref(exact)).astype(name))
+    return out
