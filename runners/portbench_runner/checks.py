@@ -6,7 +6,7 @@ from typing import Any, Dict, Optional, Tuple
 
 from .signals import CheckFailed
 
-__all__ = ["TOLERANCES", "assert_close", "assert_equal", "tolerance_for"]
+__all__ = ["KIND_SCALE", "TOLERANCES", "assert_close", "assert_equal", "tolerance_for"]
 
 #: (rtol, atol) per dtype name. Chosen so an elementwise op computed in the dtype passes
 #: against a float64 NumPy reference; reductions and linear algebra pass their own.
@@ -20,11 +20,20 @@ TOLERANCES: Dict[str, Tuple[float, float]] = {
 }
 
 
-def tolerance_for(dtype: Optional[str]) -> Tuple[float, float]:
-    """(rtol, atol) for a dtype name; exact for integers, bool and unknown names."""
-    if dtype is None:
-        return TOLERANCES["float32"]
-    return TOLERANCES.get(str(dtype), (0.0, 0.0))
+#: How much looser than an elementwise op a kind of computation may be: a reduction
+#: accumulates rounding over its inputs (and devices sum in different orders), linear
+#: algebra over whole factorizations.
+KIND_SCALE: Dict[str, float] = {"elementwise": 1.0, "reduction": 10.0, "linalg": 100.0}
+
+
+def tolerance_for(dtype: Optional[str], kind: str = "elementwise") -> Tuple[float, float]:
+    """(rtol, atol) for a dtype name and a kind of computation (see ``KIND_SCALE``);
+    exact for integers, bool and unknown names."""
+    if kind not in KIND_SCALE:
+        raise ValueError(f"unknown kind {kind!r} (known: {', '.join(KIND_SCALE)})")
+    rtol, atol = TOLERANCES["float32"] if dtype is None else TOLERANCES.get(str(dtype), (0, 0))
+    scale = KIND_SCALE[kind]
+    return rtol * scale, atol * scale
 
 
 def _describe_mismatch(np: Any, actual: Any, expected: Any, rtol: float, atol: float) -> str:

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import contextlib
-from typing import Any, Callable, Dict, Iterator, Optional, Tuple, cast
+from typing import Any, Callable, Dict, Iterator, List, Optional, Tuple, cast
 
 from . import checks, fallback
 from .adapters.base import Adapter
@@ -36,6 +36,12 @@ def _fallback_summary(evidence: Dict[str, Any]) -> str:
     )
 
 
+def _dtype_name(dtype: Any) -> str:
+    """``torch.bfloat16`` / jax's ``dtype('bfloat16')`` / TF's ``tf.bfloat16`` -> ``bfloat16``."""
+    name = getattr(dtype, "name", None)
+    return name if isinstance(name, str) else str(dtype).rsplit(".", 1)[-1]
+
+
 class Context:
     """What one case may use. Stages: ``setup`` until ``measure``, ``call`` inside it, then ``check``."""
 
@@ -48,8 +54,21 @@ class Context:
         accelerator_id: str,
         timing: Optional[Dict[str, float]] = None,
         on_stage: Optional[Callable[[str], None]] = None,
+        keep_output: bool = False,
+        cold_only: bool = False,
     ) -> None:
         self._adapter = adapter
+        # The differential check (differential.py) needs the measured output as host
+        # arrays; only then is it copied off the device, outside the timed call.
+        self._keep_output = keep_output
+        # The CPU twin of an accelerator case is run for its result, not its timing.
+        self._cold_only = cold_only
+        self.output_leaves: Optional[List[Any]] = None
+        self.output_dtypes: Optional[List[str]] = None
+        self.output_note = ""
+        self.tolerance: Optional[Tuple[float, float]] = None
+        self.comparable = True
+        self.not_comparable_reason = ""
         # Told of each stage change, so a crash is recorded at the stage it happened in.
         self._on_stage = on_stage
         self.case_id = case_id
@@ -160,6 +179,7 @@ class Context:
         self.stage = "call"
         adapter = self._adapter
         before = self._probe(adapter.before_call)
+        warm = warm and not self._cold_only
         try:
             output, timing = time_call(
                 lambda: fn(*args, **kwargs), adapter.sync, self._timing_settings, warm=warm
@@ -180,6 +200,8 @@ class Context:
         ):
             raise FallbackDetected(_fallback_summary(self.evidence))
         self.stage = "check"
+        if self._keep_output:
+            self._keep(output)
         return output
 
     def _probe(self, look: Callable[[], Any]) -> Any:
@@ -190,6 +212,52 @@ class Context:
             return fallback.unseen(
                 self.framework, self.flavor, f"the probe raised {type(exc).__name__}: {exc}"
             )
+
+    def _keep(self, output: Any) -> None:
+        leaves = []
+        dtypes = []
+        for leaf in self._adapter.leaves(output):
+            if getattr(leaf, "dtype", None) is None:  # a module, not an array: nothing to compare
+                self.output_note = f"an output of type {type(leaf).__name__} has no array value"
+                self.output_leaves = None
+                return
+            try:
+                leaves.append(self._adapter.to_numpy(leaf))
+            except Exception as exc:  # a module or opaque value: not comparable, not a failure
+                self.output_note = (
+                    f"an output of type {type(leaf).__name__} has no array value "
+                    f"({type(exc).__name__})"
+                )
+                self.output_leaves = None
+                return
+            dtypes.append(_dtype_name(getattr(leaf, "dtype", "")))
+        self.output_dtypes = dtypes
+        if not leaves and not self._adapter.is_tensor(output):
+            try:  # plain Python numbers and NumPy arrays compare too
+                import numpy as np
+
+                leaves = [np.asarray(output)]
+            except Exception:
+                leaves = []
+        self.output_leaves = leaves
+
+    def not_comparable(self, reason: str) -> None:
+        """This case's output may differ between devices by design (device random
+        generators): the CPU twin still runs, but its output is not compared."""
+        self.comparable = False
+        self.not_comparable_reason = reason
+
+    def in_mode(self, mode: str, fn: Callable[..., Any]) -> Callable[..., Any]:
+        """``fn`` as run in ``mode``: ``eager`` as it is; ``compiled`` (and its aliases
+        ``jit``, ``xla``) through :meth:`compiled`; ``graph`` through :meth:`graph`. Lets a
+        sweep name its modes (``mode=["eager", "compiled"]``) without a branch per case."""
+        if mode == "eager":
+            return fn
+        if mode in ("compiled", "jit", "xla"):
+            return self.compiled(fn)
+        if mode == "graph":
+            return self.graph(fn)
+        raise CaseBug(f"unknown mode {mode!r} (known: eager, compiled, jit, xla, graph)")
 
     def sync(self, value: Any) -> None:
         self._adapter.sync(value)
@@ -221,16 +289,23 @@ class Context:
         atol: Optional[float] = None,
         what: str = "result",
         check_shape: bool = True,
+        kind: str = "elementwise",
     ) -> None:
-        """Compare with a reference within ``dtype``'s tolerance (see ``checks.TOLERANCES``)."""
-        default_rtol, default_atol = checks.tolerance_for(dtype)
+        """Compare with a reference within ``dtype``'s tolerance for a ``kind`` of
+        computation (``elementwise``, ``reduction``, ``linalg``; see ``checks``)."""
+        try:
+            default_rtol, default_atol = checks.tolerance_for(dtype, kind)
+        except ValueError as exc:
+            raise CaseBug(str(exc)) from None
+        rtol = default_rtol if rtol is None else rtol
+        atol = default_atol if atol is None else atol
+        # The loosest tolerance the case accepted is what its CPU twin is held to.
+        if self.tolerance is None:
+            self.tolerance = (rtol, atol)
+        else:
+            self.tolerance = (max(self.tolerance[0], rtol), max(self.tolerance[1], atol))
         checks.assert_close(
-            self.to_numpy(actual),
-            expected,
-            default_rtol if rtol is None else rtol,
-            default_atol if atol is None else atol,
-            what=what,
-            check_shape=check_shape,
+            self.to_numpy(actual), expected, rtol, atol, what=what, check_shape=check_shape
         )
 
     def check_equal(self, actual: Any, expected: Any, what: str = "result") -> None:

@@ -2,8 +2,9 @@
 
 Plan schema history:
   1 - first version.
-  2 - ``file_cases`` per function and ``cases_per_worker`` (both optional); ``label``
-      (optional, the user's name for the run: read by the report only, never by the runner).
+  2 - ``file_cases`` per function, ``cases_per_worker``, ``differential`` and
+      ``cell_budget_s`` (all optional); ``label`` (optional, the user's name for the run:
+      read by the report only, never by the runner).
 """
 
 from __future__ import annotations

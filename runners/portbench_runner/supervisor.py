@@ -60,6 +60,9 @@ EXIT_ABORTED = 3
 EXIT_HOST_GONE = 4
 EXIT_INTERRUPTED = 130
 POLL_S = 0.25
+#: Under a cell wall-time budget, the share of the time left that warm timing may use (the
+#: rest is for cold calls, compilation, checks and the differential twin).
+WARM_SHARE = 0.5
 RUNNERS_DIR = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 STAGES = ("setup", "call", "check")
 #: Worker environment additions. Inductor compiles in the worker's own process, so no
@@ -291,6 +294,19 @@ class Supervisor:
         self.done = len(self.entries) - len(self.todo)
         self.total = len(self.entries)
         self.cases_per_worker = int(plan.get("cases_per_worker") or 0)
+        budget = plan.get("cell_budget_s")
+        self.cell_budget_s: Optional[float] = (
+            float(budget) if isinstance(budget, (int, float)) and budget > 0 else None
+        )
+        self.started_mono = time.monotonic()
+
+    def warm_cap(self, cases_left: int) -> Optional[float]:
+        """The warm-phase cap of the next case under the cell's wall-time budget: a share
+        (``WARM_SHARE``) of the time left, spread over the cases left; None without a budget."""
+        if self.cell_budget_s is None:
+            return None
+        left = self.cell_budget_s - (time.monotonic() - self.started_mono)
+        return max(0.0, WARM_SHARE * left / max(1, cases_left))
 
     # -- records ---------------------------------------------------------------
     def _record(self, case_id: str, fields: Dict[str, Any], pid: Optional[int]) -> Dict[str, Any]:
@@ -509,9 +525,10 @@ def _sanitize(fields: Any) -> Dict[str, Any]:
             "message": clip(str(error.get("message", "")), MESSAGE_CHARS),
             "traceback": clip(str(error.get("traceback", "")), TRACEBACK_CHARS),
         }
-    timing = fields.get("timing")
-    if isinstance(timing, dict) and len(json.dumps(timing, default=str)) <= 64 * 1024:
-        clean["timing"] = timing
+    for key in ("timing", "cpu_reference"):
+        value = fields.get(key)
+        if isinstance(value, dict) and len(json.dumps(value, default=str)) <= 64 * 1024:
+            clean[key] = value
     evidence = fallback.clean_evidence(fields.get("evidence"))
     if evidence is not None:
         clean["evidence"] = evidence
@@ -575,6 +592,13 @@ class _Drive:
         exited = False
         deadline = time.monotonic() + self.start_s
 
+        def run_command(case_id: str, cases_left: int) -> Dict[str, Any]:
+            command: Dict[str, Any] = {"type": "run", "case": case_id}
+            cap = sup.warm_cap(cases_left)
+            if cap is not None:
+                command["warm_cap_s"] = round(cap, 4)
+            return command
+
         def flush_held() -> None:
             nonlocal held
             if held is not None:
@@ -591,7 +615,7 @@ class _Drive:
             elif self.remaining and not (limit and cases_here >= limit):
                 asked = self.remaining[0]
                 phase = "asked"
-                if not worker.ask({"type": "run", "case": asked}):
+                if not worker.ask(run_command(asked, len(self.remaining))):
                     phase = "dead"
             else:
                 asked = None
@@ -605,7 +629,7 @@ class _Drive:
             limit = sup.cases_per_worker
             if len(self.remaining) > 1 and not (limit and cases_here + 1 >= limit):
                 prefetched = self.remaining[1]
-                if not worker.ask({"type": "run", "case": prefetched}):
+                if not worker.ask(run_command(prefetched, len(self.remaining) - 1)):
                     prefetched = None
 
         def retire(why: str) -> None:

@@ -10,6 +10,11 @@ or ``max_warm_s``. A capped case whose interval is still wider than the target i
 noisy. ``mode: fixed`` samples until ``warm_budget_s`` is spent or ``max_samples`` are in, with
 no warm-up (portbench before adaptive stopping), for comparisons. Either way the record says
 why it stopped, how wide the interval was, and keeps the per-call times of the samples.
+
+A cell's wall-time cap (the plan's ``cell_budget_s``) reaches a case as ``warm_cap_s``: the
+warm phase's share of what the cell has left per remaining case. It lowers ``max_warm_s``,
+``warm_budget_s`` and ``adaptive_budget_s`` to itself; below ``MIN_WARM_CAP_S`` the case is timed cold only. The timing
+then records the cap it ran under.
 """
 
 from __future__ import annotations
@@ -19,7 +24,14 @@ import statistics
 import time
 from typing import Any, Callable, Dict, List, Optional, Tuple
 
-__all__ = ["DEFAULT_TIMING", "TimingSettings", "median_ci_rel", "summarize", "time_call"]
+__all__ = [
+    "DEFAULT_TIMING",
+    "MIN_WARM_CAP_S",
+    "TimingSettings",
+    "median_ci_rel",
+    "summarize",
+    "time_call",
+]
 
 #: Settings a plan may override under ``"timing"``.
 TimingSettings = Dict[str, Any]
@@ -48,6 +60,8 @@ DEFAULT_TIMING: TimingSettings = {
     # A measurement whose IQR exceeds this share of its median is flagged as noisy.
     "noisy_iqr_ratio": 0.1,
 }
+#: Below this cap a warm phase could not calibrate one block: the case is timed cold only.
+MIN_WARM_CAP_S = 0.01
 _Z95 = 1.959964
 MAX_SAMPLES_KEPT = 1000
 
@@ -141,12 +155,20 @@ def time_call(
     conf = dict(DEFAULT_TIMING)
     if settings:
         conf.update(settings)
+    cap = conf.pop("warm_cap_s", None)
+    if cap is not None:
+        cap = max(0.0, float(cap))
+        conf["max_warm_s"] = min(float(conf["max_warm_s"]), cap)
+        conf["warm_budget_s"] = min(float(conf["warm_budget_s"]), cap)
+        conf["adaptive_budget_s"] = min(float(conf["adaptive_budget_s"]), cap)
     start = clock()
     output = call()
     sync(output)
     cold_s = clock() - start
     timing: Dict[str, Any] = {"cold_ms": cold_s * 1000.0, "warm": None}
-    if not warm:
+    if cap is not None and warm:
+        timing["warm_cap_s"] = cap
+    if not warm or (cap is not None and cap < MIN_WARM_CAP_S):
         return output, timing
 
     warm_started = clock()

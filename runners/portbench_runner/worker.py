@@ -20,6 +20,7 @@ from .adapters import DeviceMismatch, DeviceMissing, make_adapter
 from .bounds import MESSAGE_CHARS, REASON_CHARS, TRACEBACK_CHARS, TRACEBACK_LINES, clip, safe_str
 from .classify import CATEGORIES, classify
 from .context import Context
+from .differential import cpu_reference
 from .envinfo import collect_env
 from .plan import CaseEntry, Plan, load_plan
 from .procs import die_with_parent
@@ -204,6 +205,9 @@ class Worker:
         self.plan = plan
         self.pipe_fd = pipe_fd
         self.adapter: Any = None
+        self._cpu_adapter: Any = None
+        # The warm-phase cap the supervisor sent with the case being run (a cell budget).
+        self._warm_cap_s: Optional[float] = None
 
     def send(self, message: Dict[str, Any]) -> None:
         data = encode(message)
@@ -234,34 +238,37 @@ class Worker:
         self.send({"type": "hello", "pid": os.getpid(), "env": env})
         return True
 
-    def run_case(
-        self, entry: CaseEntry, files: CaseFiles, on_stage: Optional[Callable[[str], None]] = None
-    ) -> Dict[str, Any]:
-        case = entry["case"]
-        ctx = Context(
-            self.adapter,
+    def _context(
+        self,
+        adapter: Any,
+        case: Dict[str, Any],
+        on_stage: Optional[Callable[[str], None]],
+        twin: bool = False,
+    ) -> Context:
+        return Context(
+            adapter,
             case["id"],
             case["seed"],
             self.plan["profile"],
-            self.plan["accelerator"]["id"],
-            self.plan.get("timing"),
+            "cpu" if twin else self.plan["accelerator"]["id"],
+            self._timing(),
             on_stage=on_stage,
+            keep_output=bool(self.plan.get("differential")),
+            cold_only=twin,
         )
+
+    def _timing(self) -> Optional[Dict[str, Any]]:
+        """The plan's timing settings, with the cap the supervisor sent for this case."""
+        timing = self.plan.get("timing")
+        if self._warm_cap_s is None:
+            return timing
+        return {**(timing or {}), "warm_cap_s": self._warm_cap_s}
+
+    def _execute(self, adapter: Any, spec: api.CaseSpec, ctx: Context) -> Dict[str, Any]:
+        """Run one case body under ``adapter``; its outcome fields (no timing)."""
         fields: Dict[str, Any]
-        function = entry["function"]
         try:
-            specs = files.cases(function["case_file"], function.get("file_cases"))
-        except BaseException as exc:
-            return {"outcome": "error", "error": _error_fields(exc), "timing": None}
-        spec = specs.get(case["name"])
-        if spec is None:
-            message = f"case {case['name']!r} is not registered by {function['case_file']}"
-            return {
-                "outcome": "error",
-                "error": {"type": "LookupError", "message": message, "traceback": ""},
-            }
-        try:
-            with self.adapter.case_scope():
+            with adapter.case_scope():
                 spec.func(ctx, **spec.params)
             if ctx.timing is None:
                 fields = {
@@ -281,6 +288,69 @@ class Worker:
                 )
             except Exception as inner:  # classifying a case's own broken exception
                 fields = {"outcome": "error", "error": _error_fields(inner)}
+        return fields
+
+    def cpu_adapter(self) -> Any:
+        """The framework's CPU, loaded once per worker, for the differential twin."""
+        if self._cpu_adapter is None:
+            adapter = make_adapter(self.plan["framework"], "cpu", {"id": "cpu", "flavor": "cpu"})
+            adapter.load()
+            self._cpu_adapter = adapter
+        return self._cpu_adapter
+
+    def _differential(
+        self, fields: Dict[str, Any], spec: api.CaseSpec, case: Dict[str, Any], ctx: Context
+    ) -> None:
+        """Run the case's CPU twin and fold what it says into ``fields`` (differential.py)."""
+        try:
+            adapter = self.cpu_adapter()
+        except Exception as exc:
+            fields["cpu_reference"] = {
+                "outcome": "error",
+                "message": clip(f"the CPU could not be loaded: {safe_str(exc)}", MESSAGE_CHARS),
+                "compared": False,
+            }
+            return
+        twin_ctx = self._context(adapter, case, None, twin=True)
+        twin = self._execute(adapter, spec, twin_ctx)
+        reference, mismatch = cpu_reference(fields, twin, ctx, twin_ctx)
+        fields["cpu_reference"] = reference
+        if mismatch is not None:
+            fields.update(
+                {
+                    "outcome": "fail",
+                    "stage": "check",
+                    "category": "precision",
+                    "error": {
+                        "type": "portbench.DifferentialMismatch",
+                        "message": clip(mismatch, MESSAGE_CHARS),
+                        "traceback": "",
+                    },
+                }
+            )
+
+    def run_case(
+        self, entry: CaseEntry, files: CaseFiles, on_stage: Optional[Callable[[str], None]] = None
+    ) -> Dict[str, Any]:
+        case = entry["case"]
+        ctx = self._context(self.adapter, case, on_stage)
+        function = entry["function"]
+        try:
+            specs = files.cases(function["case_file"], function.get("file_cases"))
+        except BaseException as exc:
+            return {"outcome": "error", "error": _error_fields(exc), "timing": None}
+        spec = specs.get(case["name"])
+        if spec is None:
+            message = f"case {case['name']!r} is not registered by {function['case_file']}"
+            return {
+                "outcome": "error",
+                "error": {"type": "LookupError", "message": message, "traceback": ""},
+            }
+        fields = self._execute(self.adapter, spec, ctx)
+        if self.plan.get("differential") and fields["outcome"] in ("pass", "fail"):
+            if on_stage is not None:
+                on_stage("check")  # a crash in the CPU twin is recorded at the check stage
+            self._differential(fields, spec, case, ctx)
         fields["timing"] = ctx.timing
         # Cut back here too: a case may have replaced ctx.evidence with something that
         # would not even fit in one protocol message.
@@ -321,6 +391,8 @@ class Worker:
             if command["type"] == "stop" or command.get("case") not in entries:
                 break
             case_id = command["case"]
+            cap = command.get("warm_cap_s")
+            self._warm_cap_s = float(cap) if isinstance(cap, (int, float)) else None
             self.send({"type": "start", "case": case_id})
             started = time.time()
 

@@ -23,7 +23,7 @@ from .errors import (
     UsageError,
 )
 from .manifest import FRAMEWORKS, load_manifest
-from .outcomes import function_outcomes
+from .outcomes import FUNCTION_OUTCOMES, function_outcomes
 from .paths import results_dir
 from .plan import CellSpec, PlanOptions, compile_plan, plan_case_count, read_plan
 from .profiles import check_profile
@@ -248,10 +248,12 @@ def execute_cell(
     wall_s = time.monotonic() - started
     read = read_results(cell_dir / "results.jsonl")
     records = read.dicts()
-    case_counts = dict.fromkeys(("pass", "fail", "skip", "error"), 0)
+    # cpu_too: of the failed cases, those whose CPU twin failed too (counted in fail as well).
+    case_counts = dict.fromkeys(("pass", "fail", "skip", "error", "cpu_too"), 0)
     for record in read.records:
         case_counts[record.outcome.value] += 1
-    function_counts = dict.fromkeys(("pass", "partial", "complete", "untested"), 0)
+        case_counts["cpu_too"] += int(record.fails_on_cpu)
+    function_counts = dict.fromkeys(FUNCTION_OUTCOMES, 0)
     for outcome in function_outcomes(plan, records).values():
         function_counts[outcome] += 1
     result = CellRunResult(cell_dir, status, case_counts, function_counts, wall_s, read.skipped)

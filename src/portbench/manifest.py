@@ -5,22 +5,26 @@ under ``manifests/<framework>/``. Case names come from the files' ``@case("name"
 decorators, read with ``ast`` so no framework is imported on the host.
 
 Manifest schema history:
-  1 - first version.
+  1 - first version. (``@sweep`` declarations in case files need no schema change: they
+      expand to plain case names.)
 """
 
 from __future__ import annotations
 
 import ast
 import hashlib
+import importlib.util
 import os
 import re
 import tomllib
 from dataclasses import dataclass, field
+from functools import cache
 from pathlib import Path
+from types import ModuleType
 from typing import Any
 
 from .errors import ManifestError, UsageError
-from .paths import manifests_dir
+from .paths import manifests_dir, runners_dir
 
 __all__ = [
     "FRAMEWORKS",
@@ -99,13 +103,80 @@ def _literal_str(node: ast.AST) -> str | None:
     return None
 
 
+@cache
+def _runner_api() -> ModuleType:
+    # The runner's own expansion, loaded by path (the runner package is stdlib-only and not
+    # installed), so a sweep's names on the host are exactly those the worker registers.
+    spec = importlib.util.spec_from_file_location(
+        "_portbench_runner_api", runners_dir() / "portbench_runner" / "api.py"
+    )
+    assert spec is not None and spec.loader is not None
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module
+
+
+def _module_constants(tree: ast.Module) -> dict[str, Any]:
+    """Top-level ``NAME = <literal>`` assignments, so sweeps can share a dtype list."""
+    constants: dict[str, Any] = {}
+    for node in tree.body:
+        if (
+            isinstance(node, ast.Assign)
+            and len(node.targets) == 1
+            and isinstance(node.targets[0], ast.Name)
+        ):
+            try:
+                constants[node.targets[0].id] = ast.literal_eval(node.value)
+            except ValueError:
+                continue
+    return constants
+
+
+def _literal(node: ast.expr, constants: dict[str, Any]) -> Any:
+    """A literal, a top-level constant of the file, or ``a + b`` of those (list concatenation)."""
+    if isinstance(node, ast.Name) and node.id in constants:
+        return constants[node.id]
+    if isinstance(node, ast.BinOp) and isinstance(node.op, ast.Add):
+        return _literal(node.left, constants) + _literal(node.right, constants)
+    return ast.literal_eval(node)
+
+
+def _sweep_names(path: Path, deco: ast.Call, constants: dict[str, Any]) -> list[str]:
+    """The names a ``@sweep("{a}-{b}", a=[...], b=[...], exclude=[...])`` declares."""
+    where = f"{path}:{deco.lineno}"
+    template = _literal_str(deco.args[0]) if len(deco.args) == 1 else None
+    if template is None:
+        raise ManifestError(f"{where}: @sweep needs one literal string name template")
+    params: dict[str, Any] = {}
+    for keyword in deco.keywords:
+        if keyword.arg is None:
+            raise ManifestError(f"{where}: @sweep takes literal keywords, not **mappings")
+        try:
+            params[keyword.arg] = _literal(keyword.value, constants)
+        except (ValueError, TypeError):
+            if keyword.arg == "exclude" or f"{{{keyword.arg}}}" in template:
+                raise ManifestError(
+                    f"{where}: @sweep keyword {keyword.arg!r} must be a literal or a "
+                    "top-level constant of the file assigned a literal"
+                ) from None
+            params[keyword.arg] = None  # a fixed, non-literal argument does not change names
+    exclude = params.pop("exclude", ())
+    try:
+        expanded = _runner_api().expand_sweep(template, params, exclude)
+    except (ValueError, TypeError, KeyError) as exc:
+        raise ManifestError(f"{where}: {exc}") from None
+    return [name for name, _ in expanded]
+
+
 def read_case_names(path: Path) -> list[str]:
-    """Case names registered by ``@case("name", ...)`` decorators, in reading order."""
+    """Case names registered by ``@case("name", ...)`` and ``@sweep(...)`` decorators, in
+    reading order."""
     try:
         tree = ast.parse(path.read_text(encoding="utf-8"), filename=str(path))
     except SyntaxError as exc:
         raise ManifestError(f"{path}:{exc.lineno}: case file does not parse ({exc.msg})") from None
     names: list[str] = []
+    constants = _module_constants(tree)
     for node in ast.walk(tree):
         if not isinstance(node, ast.FunctionDef | ast.AsyncFunctionDef):
             continue
@@ -114,6 +185,9 @@ def read_case_names(path: Path) -> list[str]:
                 continue
             func = deco.func
             called = func.id if isinstance(func, ast.Name) else getattr(func, "attr", None)
+            if called == "sweep":
+                names.extend(_sweep_names(path, deco, constants))
+                continue
             if called != "case":
                 continue
             name = _literal_str(deco.args[0]) if deco.args else None

@@ -5,6 +5,11 @@
 - ``complete``  cases ran and all of them failed
 - ``untested``  no case ran (every one skipped or errored, or none recorded); kept in the
                 denominator so coverage cannot be inflated
+- ``cpu_too``   off the CPU only: every case that failed here failed on the framework's CPU
+                too (``cpu_reference``), and no other case passed or failed. Such failures
+                are not this device's portability failures, so the verdict above counts
+                only the cases the CPU does not fail; the function stays in the denominator
+                in its own "fails on the CPU too" bucket.
 
 Case outcomes are :class:`portbench.results.Outcome` values; records may be typed
 (:class:`portbench.results.CaseRecord`) or the JSON objects the report reads.
@@ -18,15 +23,29 @@ from typing import Any
 
 from .results import CaseRecord, Outcome
 
-__all__ = ["CASE_OUTCOMES", "FUNCTION_OUTCOMES", "function_outcome", "function_outcomes"]
+__all__ = [
+    "CASE_OUTCOMES",
+    "CPU_TOO",
+    "FUNCTION_OUTCOMES",
+    "OUTCOME_LABELS",
+    "function_outcome",
+    "function_outcomes",
+]
 
 CASE_OUTCOMES = tuple(o.value for o in Outcome)
-FUNCTION_OUTCOMES = ("pass", "partial", "complete", "untested")
+FUNCTION_OUTCOMES = ("pass", "partial", "complete", "untested", "cpu_too")
+#: What the report prints for each function outcome where a word is not enough.
+OUTCOME_LABELS = {"cpu_too": "fails on the CPU too"}
+#: A case outcome that is not an :class:`Outcome`: failed here and on the CPU twin.
+CPU_TOO = "cpu_too"
 
 
 def function_outcome(case_outcomes: Iterable[str | Outcome]) -> str:
-    """The function's outcome from its cases' outcomes (an unknown outcome is refused)."""
-    counts = Counter(Outcome(o) for o in case_outcomes)
+    """The function's outcome from its cases' outcomes (an unknown outcome is refused);
+    ``cpu_too`` marks a case that failed here and on the framework's CPU too."""
+    listed = list(case_outcomes)
+    shared = sum(1 for o in listed if o == CPU_TOO)
+    counts = Counter(Outcome(o) for o in listed if o != CPU_TOO)
     passed, failed = counts[Outcome.PASS], counts[Outcome.FAIL]
     if failed and passed:
         return "partial"
@@ -34,13 +53,24 @@ def function_outcome(case_outcomes: Iterable[str | Outcome]) -> str:
         return "complete"
     if passed:
         return "pass"
-    return "untested"
+    return "cpu_too" if shared else "untested"
+
+
+def _fails_on_cpu(record: Mapping[str, Any]) -> bool:
+    reference = record.get("cpu_reference")
+    return (
+        record.get("outcome") == "fail"
+        and isinstance(reference, Mapping)
+        and reference.get("outcome") == "fail"
+    )
 
 
 def _key_and_outcome(record: CaseRecord | Mapping[str, Any]) -> tuple[tuple[str, str | None], str]:
     if isinstance(record, CaseRecord):
-        return (record.function, record.study_test_file), record.outcome.value
-    return (record["function"], record.get("study_test_file")), record["outcome"]
+        outcome = CPU_TOO if record.fails_on_cpu else record.outcome.value
+        return (record.function, record.study_test_file), outcome
+    outcome = CPU_TOO if _fails_on_cpu(record) else record["outcome"]
+    return (record["function"], record.get("study_test_file")), outcome
 
 
 def function_outcomes(

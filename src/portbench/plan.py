@@ -5,6 +5,11 @@ Plan schema history (keep in step with runners/portbench_runner/plan.py):
   2 - ``file_cases`` per function (every case its file registers, as the host reads it, so
       the worker can refuse a file that registers cases at run time); ``cases_per_worker``
       (0: a worker runs cases until it dies; 1: every case in a fresh worker process);
+      ``differential`` (optional, default false: each passing or failing case is run again
+      on the framework's CPU in the same worker and compared; on by default off the CPU);
+      ``cell_budget_s`` (optional: the cell's wall-time cap; the supervisor gives each case's
+      warm timing a share of what is left, so a cell ends near it with thinner timings
+      instead of running long; null or absent: no cap).
       ``fallback`` (optional, #20): ``mode`` "mark" (a case whose work ran partly on the host
       passes with a mark in its evidence) or "fail" (it fails as ``fallback``),
       ``soft_placement`` (TensorFlow's soft device placement, off by default) and
@@ -30,6 +35,7 @@ from .errors import UsageError
 from .manifest import Manifest
 
 __all__ = [
+    "DEFAULT_CELL_BUDGET_S",
     "FALLBACK_MODES",
     "LOWERING_PLATFORMS",
     "PLAN_SCHEMA",
@@ -50,6 +56,8 @@ PLAN_SCHEMA = 2
 DEFAULT_SEED = 20230101
 DEFAULT_CASE_TIMEOUT_S = 900.0  # the study's per-test timeout (15 min)
 MAX_LABEL = 80
+#: A cell's wall-time cap: a CPU cell of the widened manifests stays under 10 minutes.
+DEFAULT_CELL_BUDGET_S = 540.0
 
 
 @dataclass(frozen=True)
@@ -137,6 +145,11 @@ class PlanOptions:
     image: dict[str, Any] | None = None
     label: str | None = None
     fallback: FallbackOptions = field(default_factory=FallbackOptions)
+
+    differential: bool | None = None
+    """Run each case's CPU twin and compare; None: wherever the accelerator is not the CPU."""
+    cell_budget_s: float | None = DEFAULT_CELL_BUDGET_S
+    """The cell's wall-time cap (warm timing is thinned to meet it); None or 0: no cap."""
 
 
 def check_label(label: str | None) -> str | None:
@@ -275,6 +288,12 @@ def plan_document(
         "max_restarts": options.max_restarts,
         "cases_per_worker": options.cases_per_worker,
         "fallback": options.fallback.to_plan(),
+        "differential": (
+            accelerator.get("flavor") != "cpu"
+            if options.differential is None
+            else options.differential
+        ),
+        "cell_budget_s": options.cell_budget_s or None,
         "seed": options.seed,
         "rerun_prefix": rerun_prefix,
         "portbench_version": __version__,

@@ -16,20 +16,80 @@ def host_dtype(dtype):
     return "float32" if dtype == "bfloat16" else dtype
 
 
+#: The integer dtypes a sweep draws from (x64 is on in the adapter, so 64-bit ones exist).
+INTS = ("int8", "int16", "int32", "int64", "uint8", "uint16", "uint32", "uint64")
+
+#: (rtol = atol) of a swept elementwise case, by the dtype of the output.
+SWEEP_RTOL = {
+    "float16": 2e-3,
+    "bfloat16": 2e-2,
+    "float32": 2e-5,
+    "float64": 1e-12,
+    "complex64": 2e-5,
+    "complex128": 1e-12,
+}
+
+
 def draw(ctx, shape, dtype, lo=-3.0, hi=3.0):
-    """Random inputs of ``dtype`` in [lo, hi) (integers: [lo, hi)), seeded per case."""
-    if dtype in ("int8", "int16", "int32", "int64", "uint8"):
-        return ctx.rng.integers(int(lo), int(hi), size=shape).astype(dtype)
+    """Random inputs of ``dtype`` in [lo, hi) (integers: [lo, hi), unsigned from 0 rather
+    than wrapping a negative bound), seeded per case."""
+    if dtype in INTS:
+        low = max(int(lo), 0) if dtype.startswith("u") else int(lo)
+        return ctx.rng.integers(low, int(hi), size=shape).astype(dtype)
     if dtype == "bool":
         return ctx.rng.random(shape) > 0.5
+    if dtype in ("complex64", "complex128"):
+        both = ctx.rng.uniform(lo, hi, size=shape) + 1j * ctx.rng.uniform(lo, hi, size=shape)
+        return both.astype(dtype)
     return ctx.rng.uniform(lo, hi, size=shape).astype(host_dtype(dtype))
 
 
 def placed(ctx, x, dtype):
-    """(device array, the exact input values as float64 on the host)."""
+    """(device array, the exact input values as float64 (complex128) on the host)."""
     arr = ctx.put(x, dtype=dtype)
     host = np.asarray(ctx.to_numpy(arr))
+    if host.dtype.kind == "c":
+        return arr, host.astype("complex128")
     return arr, host.astype("float64") if host.dtype.kind == "f" else host
+
+
+def out_dtype(ctx, out):
+    """The name of an output's dtype (``bfloat16`` included, which NumPy lacks)."""
+    return str(getattr(out, "dtype", np.asarray(ctx.to_numpy(out)).dtype))
+
+
+def check_swept(ctx, out, expected, scale=1.0):
+    """An output against its float64 (complex128) reference, by the output's own dtype:
+    integers and booleans exactly, floats within ``SWEEP_RTOL`` times ``scale``."""
+    name = out_dtype(ctx, out)
+    if name not in SWEEP_RTOL:
+        ctx.check_equal(out, np.asarray(expected).astype(name))
+        return
+    r = SWEEP_RTOL[name] * scale
+    ctx.check_close(out, expected, rtol=r, atol=r)
+
+
+def swept_unary(ctx, fn, ref, dtype, mode, lo=-3.0, hi=3.0, scale=1.0, shape=(257,)):
+    """fn over one dtype in one mode (``eager`` or ``jit``) against ref on the exact inputs
+    (integers as float64 too: NumPy would compute exp of int8 in float16)."""
+    arr, exact = placed(ctx, draw(ctx, shape, dtype, lo, hi), dtype)
+    out = ctx.measure(ctx.in_mode(mode, fn), arr)
+    check_swept(
+        ctx, out, ref(exact.astype("float64") if exact.dtype.kind in "iub" else exact), scale
+    )
+    return out
+
+
+def swept_grad(ctx, fn, dref, dtype, mode, lo=-3.0, hi=3.0, scale=1.0):
+    """jax.grad of sum(fn(x)) in one dtype and mode against the analytic derivative; the
+    gradient keeps the input's dtype."""
+    import jax
+    import jax.numpy as jnp
+
+    arr, exact = placed(ctx, draw(ctx, (128,), dtype, lo, hi), dtype)
+    out = ctx.measure(ctx.in_mode(mode, jax.grad(lambda v: jnp.sum(fn(v)))), arr)
+    ctx.check(out_dtype(ctx, out) == dtype, f"the gradient is {out_dtype(ctx, out)}, not {dtype}")
+    check_swept(ctx, out, dref(exact), scale)
 
 
 def unary(
@@ -121,4 +181,40 @@ def reduction(
         ]
         r = default if rtol is None else rtol
         ctx.check_close(out, expected, rtol=r, atol=r * max(1.0, float(np.abs(exact).mean())))
+    return out
+
+
+def swept_binary(
+    ctx, fn, ref, dtype, mode, lo=-3.0, hi=3.0, scale=1.0, shape=(17, 33), broadcast=True
+):
+    """fn(a, b) in one dtype and mode; b a broadcast row (or, for lax's same-shape ops, a
+    full array), references in float64 (integer references in the inputs' own dtype, so
+    wrap-around matches)."""
+    a_arr, a_exact = placed(ctx, draw(ctx, shape, dtype, lo, hi), dtype)
+    b_shape = shape[-1:] if broadcast else shape
+    b_arr, b_exact = placed(ctx, draw(ctx, b_shape, dtype, lo, hi), dtype)
+    out = ctx.measure(ctx.in_mode(mode, fn), a_arr, b_arr)
+    check_swept(ctx, out, ref(a_exact, b_exact), scale)
+    return out
+
+
+def swept_reduction(ctx, fn, ref, dtype, mode, axis=1, lo=-3.0, hi=3.0, shape=(16, 32), **kw):
+    """A reduction over ``axis`` in one dtype and mode; float tolerances scaled for the
+    number of terms reduced (sums round once per term)."""
+    arr, exact = placed(ctx, draw(ctx, shape, dtype, lo, hi), dtype)
+    out = ctx.measure(ctx.in_mode(mode, lambda x: fn(x, axis=axis, **kw)), arr)
+    n = exact.size if axis is None else exact.shape[axis]
+    check_swept(ctx, out, ref(exact, axis=axis, **kw), scale=max(1.0, n / 4))
+    return out
+
+
+def swept_exact(ctx, fn, ref, dtype, mode, shape=(4, 6, 5), lo=0, hi=9, keeps_dtype=True):
+    """An exact op (moving, masking or comparing values) in one dtype and mode: the output
+    equals ref on the exact inputs, and keeps the input's dtype where ``keeps_dtype``."""
+    arr, exact = placed(ctx, draw(ctx, shape, dtype, lo, hi), dtype)
+    out = ctx.measure(ctx.in_mode(mode, fn), arr)
+    name = out_dtype(ctx, out)
+    if keeps_dtype:
+        ctx.check(name == dtype, f"{dtype} input gave {name}", "type")
+    ctx.check_equal(out, np.asarray(ref(exact)).astype(name))
     return out

@@ -3,7 +3,7 @@
 import numpy as np
 from _jaxhelp import binary
 
-from portbench_runner.api import case
+from portbench_runner.api import case, sweep
 
 
 @case("float32-eager", dtype="float32")
@@ -36,3 +36,40 @@ def add_grad(ctx):
     x = ctx.put(np.linspace(-1, 1, 64, dtype="float32"))
     out = ctx.measure(jax.grad(lambda v: jnp.sum(jnp.add(v, 3.0))), x)
     ctx.check_close(out, np.ones(64), dtype="float32")
+
+
+# Every dtype jnp.add takes on the CPU (bool adds as logical or, integers wrap as NumPy's
+# do), eager and under jax.jit, with a broadcast row; new names, so the cases above keep
+# their ids.
+@sweep(
+    "{dtype}-{mode}-sweep",
+    dtype=[
+        "bool",
+        "int8",
+        "int16",
+        "int32",
+        "int64",
+        "uint8",
+        "uint32",
+        "float16",
+        "bfloat16",
+        "float32",
+        "float64",
+        "complex64",
+        "complex128",
+    ],
+    mode=["eager", "jit"],
+)
+def add_dtypes(ctx, dtype, mode):
+    import jax.numpy as jnp
+    from _jaxhelp import swept_binary
+
+    swept_binary(ctx, jnp.add, np.add, dtype, mode, lo=0 if dtype.startswith("u") else -50, hi=50)
+
+
+@sweep("grad-{dtype}-{mode}-sweep", dtype=["bfloat16", "float32", "float64"], mode=["eager", "jit"])
+def add_grad_dtypes(ctx, dtype, mode):
+    import jax.numpy as jnp
+    from _jaxhelp import swept_grad
+
+    swept_grad(ctx, lambda x: jnp.add(x, x * x), lambda x: 1 + 2 * x, dtype, mode)

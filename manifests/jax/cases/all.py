@@ -2,7 +2,7 @@
 
 import numpy as np
 
-from portbench_runner.api import case
+from portbench_runner.api import case, sweep
 
 
 @case("bool-all-axis", axis=None)
@@ -31,3 +31,39 @@ def all_empty(ctx):
     import jax.numpy as jnp
 
     ctx.check_equal(ctx.measure(jnp.all, ctx.put(np.zeros((0,), dtype=bool))), True)
+
+
+# Every dtype jnp.all reduces (an axis; zeros drawn often) on the CPU (exact), eager and under jax.jit; new names, so the cases above keep their ids.
+@sweep(
+    "{dtype}-{mode}-sweep",
+    dtype=[
+        "bool",
+        "int8",
+        "int16",
+        "int32",
+        "int64",
+        "uint8",
+        "uint32",
+        "float16",
+        "bfloat16",
+        "float32",
+        "float64",
+        "complex64",
+        "complex128",
+    ],
+    mode=["eager", "jit"],
+)
+def all_dtypes(ctx, dtype, mode):
+    import jax.numpy as jnp
+    from _jaxhelp import swept_exact
+
+    swept_exact(
+        ctx,
+        lambda x: jnp.all(x, axis=1),
+        lambda x: np.all(x, axis=1),
+        dtype,
+        mode,
+        lo=0,
+        hi=3,
+        keeps_dtype=False,
+    )

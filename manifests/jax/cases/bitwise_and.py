@@ -3,7 +3,7 @@
 import numpy as np
 from _jaxhelp import binary
 
-from portbench_runner.api import case
+from portbench_runner.api import case, sweep
 
 
 @case("int32-eager", dtype="int32")
@@ -29,3 +29,17 @@ def bitwise_and_float(ctx):
         ctx.measure(jnp.bitwise_and, ctx.put(np.ones(4, dtype="int32")), 1)
         return
     ctx.check(False, "bitwise_and accepted float32 operands", category="type")
+
+
+# Every dtype jnp.bitwise_and takes on the CPU (bool and the integer widths, signed and
+# unsigned), eager and under jax.jit, against a broadcast row; new names, so the cases above keep their ids.
+@sweep(
+    "{dtype}-{mode}-sweep",
+    dtype=["bool", "int8", "int16", "int32", "int64", "uint8", "uint16", "uint32", "uint64"],
+    mode=["eager", "jit"],
+)
+def bitwise_and_dtypes(ctx, dtype, mode):
+    import jax.numpy as jnp
+    from _jaxhelp import swept_binary
+
+    swept_binary(ctx, jnp.bitwise_and, np.bitwise_and, dtype, mode, lo=-100, hi=100)

@@ -3,7 +3,7 @@
 import numpy as np
 from _jaxhelp import grad_of_sum, unary, vmapped
 
-from portbench_runner.api import case
+from portbench_runner.api import case, sweep
 
 
 @case("float32-eager", dtype="float32")
@@ -30,3 +30,47 @@ def cos_vmap(ctx):
     import jax.numpy as jnp
 
     vmapped(ctx, jnp.cos, np.cos)
+
+
+# Every dtype jnp.cos takes on the CPU (integers promote to a float), eager and under
+# jax.jit, and its gradient in each float width; new names, so the cases above
+# keep their ids.
+@sweep(
+    "{dtype}-{mode}-sweep",
+    dtype=[
+        "float16",
+        "bfloat16",
+        "float32",
+        "float64",
+        "complex64",
+        "complex128",
+        "int8",
+        "int32",
+        "int64",
+        "uint8",
+    ],
+    mode=["eager", "jit"],
+)
+def cos_dtypes(ctx, dtype, mode):
+    import jax.numpy as jnp
+    from _jaxhelp import INTS, swept_unary
+
+    ints = dtype in INTS
+    swept_unary(
+        ctx,
+        jnp.cos,
+        np.cos,
+        dtype,
+        mode,
+        lo=-5 if ints else -3,
+        hi=5 if ints else 3,
+        scale=1.0,
+    )
+
+
+@sweep("grad-{dtype}-{mode}-sweep", dtype=["bfloat16", "float32", "float64"], mode=["eager", "jit"])
+def cos_grad_dtypes(ctx, dtype, mode):
+    import jax.numpy as jnp
+    from _jaxhelp import swept_grad
+
+    swept_grad(ctx, jnp.cos, lambda x: -np.sin(x), dtype, mode, lo=-3, hi=3, scale=1.0)

@@ -5,7 +5,7 @@ import math
 import numpy as np
 from _jaxhelp import grad_of_sum, unary
 
-from portbench_runner.api import case
+from portbench_runner.api import case, sweep
 
 ERF = np.vectorize(math.erf)
 
@@ -36,3 +36,44 @@ def erf_grad(ctx):
     import jax
 
     grad_of_sum(ctx, jax.lax.erf, lambda x: 2.0 / math.sqrt(math.pi) * np.exp(-(x**2)))
+
+
+# Every dtype jax.lax.erf takes on the CPU (floats only: it refuses integers), eager and
+# under jax.jit, and its gradient in each float width; new names, so the cases above
+# keep their ids.
+@sweep(
+    "{dtype}-{mode}-sweep",
+    dtype=["float16", "bfloat16", "float32", "float64"],
+    mode=["eager", "jit"],
+)
+def erf_dtypes(ctx, dtype, mode):
+    import jax
+    from _jaxhelp import swept_unary
+
+    swept_unary(
+        ctx,
+        jax.lax.erf,
+        ERF,
+        dtype,
+        mode,
+        lo=-3,
+        hi=3,
+        scale=1.0,
+    )
+
+
+@sweep("grad-{dtype}-{mode}-sweep", dtype=["bfloat16", "float32", "float64"], mode=["eager", "jit"])
+def erf_grad_dtypes(ctx, dtype, mode):
+    import jax
+    from _jaxhelp import swept_grad
+
+    swept_grad(
+        ctx,
+        jax.lax.erf,
+        lambda x: 2 / np.sqrt(np.pi) * np.exp(-(x**2)),
+        dtype,
+        mode,
+        lo=-3,
+        hi=3,
+        scale=1.0,
+    )

@@ -2,7 +2,7 @@
 
 import numpy as np
 
-from portbench_runner.api import case
+from portbench_runner.api import case, sweep
 
 
 @case("all-axes", axis=None)
@@ -43,3 +43,34 @@ def flip_grad(ctx):
         [4.0, 3.0, 2.0, 1.0, 0.0],
         dtype="float32",
     )
+
+
+# Every dtype jnp.flip moves on the CPU (it only reorders: exact), eager and under jax.jit;
+# new names, so the cases above keep their ids.
+@sweep(
+    "{dtype}-{mode}-sweep",
+    dtype=[
+        "bool",
+        "int8",
+        "int16",
+        "int32",
+        "int64",
+        "uint8",
+        "uint32",
+        "float16",
+        "bfloat16",
+        "float32",
+        "float64",
+        "complex64",
+        "complex128",
+    ],
+    mode=["eager", "jit"],
+)
+def flip_dtypes(ctx, dtype, mode):
+    import jax.numpy as jnp
+    from _jaxhelp import draw, placed
+
+    x, exact = placed(ctx, draw(ctx, (3, 4, 5), dtype, 0, 9), dtype)
+    out = ctx.measure(ctx.in_mode(mode, lambda v: jnp.flip(v, axis=1)), x)
+    ctx.check(str(out.dtype) == dtype, f"flip of {dtype} gave {out.dtype}")
+    ctx.check_equal(out, np.flip(exact, axis=1).astype(out.dtype))

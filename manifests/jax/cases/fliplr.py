@@ -2,7 +2,7 @@
 
 import numpy as np
 
-from portbench_runner.api import case
+from portbench_runner.api import case, sweep
 
 
 @case("float32-2d", shape=(6, 7))
@@ -39,3 +39,30 @@ def fliplr_1d(ctx):
         return False
 
     ctx.check(ctx.measure(attempt), "fliplr accepted a 1-d input")
+
+
+# Every dtype jnp.fliplr moves on the CPU (exact), eager and under jax.jit; new names, so the cases above keep their ids.
+@sweep(
+    "{dtype}-{mode}-sweep",
+    dtype=[
+        "bool",
+        "int8",
+        "int16",
+        "int32",
+        "int64",
+        "uint8",
+        "uint32",
+        "float16",
+        "bfloat16",
+        "float32",
+        "float64",
+        "complex64",
+        "complex128",
+    ],
+    mode=["eager", "jit"],
+)
+def fliplr_dtypes(ctx, dtype, mode):
+    import jax.numpy as jnp
+    from _jaxhelp import swept_exact
+
+    swept_exact(ctx, jnp.fliplr, np.fliplr, dtype, mode)

@@ -5,7 +5,7 @@ import math
 import numpy as np
 from _jaxhelp import unary
 
-from portbench_runner.api import case
+from portbench_runner.api import case, sweep
 
 LGAMMA = np.vectorize(math.lgamma)
 
@@ -41,3 +41,28 @@ def gammaln_grad(ctx):
     h = 1e-6
     fd = (LGAMMA(x + h) - LGAMMA(x - h)) / (2 * h)
     ctx.check_close(out, fd, rtol=1e-6, atol=1e-6)
+
+
+# Every dtype jss.gammaln takes on the CPU (integers promote to a float), eager and under
+# jax.jit; new names, so the cases above
+# keep their ids.
+@sweep(
+    "{dtype}-{mode}-sweep",
+    dtype=["float16", "bfloat16", "float32", "float64", "int32", "int64"],
+    mode=["eager", "jit"],
+)
+def gammaln_dtypes(ctx, dtype, mode):
+    import jax.scipy.special as jss
+    from _jaxhelp import INTS, swept_unary
+
+    ints = dtype in INTS
+    swept_unary(
+        ctx,
+        jss.gammaln,
+        LGAMMA,
+        dtype,
+        mode,
+        lo=1 if ints else 0.1,
+        hi=20,
+        scale={"float64": 100.0}.get(dtype, 5.0),
+    )

@@ -3,7 +3,7 @@
 import numpy as np
 from _jaxhelp import binary
 
-from portbench_runner.api import case
+from portbench_runner.api import case, sweep
 
 
 @case("float32-eager", dtype="float32")
@@ -34,3 +34,29 @@ def ge_nan(ctx):
     a = ctx.put(np.array([np.nan, 1.0, np.nan], dtype="float32"))
     b = ctx.put(np.array([1.0, np.nan, np.nan], dtype="float32"))
     ctx.check_equal(ctx.measure(jax.lax.ge, a, b), [False, False, False])
+
+
+# Every ordered dtype jax.lax.ge takes on the CPU (complex has no order; lax needs equal
+# shapes and dtypes), eager and under jax.jit; new names, so the cases above keep their ids.
+@sweep(
+    "{dtype}-{mode}-sweep",
+    dtype=[
+        "bool",
+        "int8",
+        "int16",
+        "int32",
+        "int64",
+        "uint8",
+        "uint32",
+        "float16",
+        "bfloat16",
+        "float32",
+        "float64",
+    ],
+    mode=["eager", "jit"],
+)
+def ge_dtypes(ctx, dtype, mode):
+    import jax
+    from _jaxhelp import swept_binary
+
+    swept_binary(ctx, jax.lax.ge, np.greater_equal, dtype, mode, lo=0, hi=4, broadcast=False)

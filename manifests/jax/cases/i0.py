@@ -3,7 +3,7 @@
 import numpy as np
 from _jaxhelp import unary
 
-from portbench_runner.api import case
+from portbench_runner.api import case, sweep
 
 
 @case("float32-eager", dtype="float32")
@@ -25,3 +25,27 @@ def i0_even(ctx):
     out = ctx.to_numpy(ctx.measure(jnp.i0, ctx.put(np.concatenate([x, -x]))))
     ctx.check_close(out[:64], out[64:], dtype="float64")
     ctx.check(out[0] == 1.0, f"i0(0) is {out[0]}, not 1")
+
+
+# Every dtype jnp.i0 takes on the CPU (integers promote to a float), eager and under
+# jax.jit; new names, so the cases above
+# keep their ids.
+@sweep(
+    "{dtype}-{mode}-sweep",
+    dtype=["float16", "bfloat16", "float32", "float64", "int32"],
+    mode=["eager", "jit"],
+)
+def i0_dtypes(ctx, dtype, mode):
+    import jax.numpy as jnp
+    from _jaxhelp import swept_unary
+
+    swept_unary(
+        ctx,
+        jnp.i0,
+        np.i0,
+        dtype,
+        mode,
+        lo=-8,
+        hi=8,
+        scale=2.0,
+    )

@@ -2,7 +2,7 @@
 
 from _jaxhelp import draw, placed
 
-from portbench_runner.api import case
+from portbench_runner.api import case, sweep
 
 
 @case("float32-cube", dtype="float32", n=3)
@@ -31,3 +31,42 @@ def integer_pow_grad(ctx):
     arr, exact = placed(ctx, draw(ctx, (128,), "float32"), "float32")
     out = ctx.measure(jax.grad(lambda v: jnp.sum(jax.lax.integer_pow(v, 4))), arr)
     ctx.check_close(out, 4 * exact**3, rtol=1e-5, atol=1e-4)
+
+
+# Every dtype lax.integer_pow takes on the CPU (x ** 3; integers in -4..4, so int8 holds
+# the result), eager and under jax.jit, with its gradient in each float width; new names, so the cases above keep their ids.
+@sweep(
+    "{dtype}-{mode}-sweep",
+    dtype=[
+        "int8",
+        "int16",
+        "int32",
+        "int64",
+        "uint8",
+        "uint32",
+        "float16",
+        "bfloat16",
+        "float32",
+        "float64",
+        "complex64",
+        "complex128",
+    ],
+    mode=["eager", "jit"],
+)
+def integer_pow_dtypes(ctx, dtype, mode):
+    import jax
+    import numpy as np
+    from _jaxhelp import check_swept
+
+    arr, exact = placed(ctx, draw(ctx, (257,), dtype, -4, 4), dtype)
+    out = ctx.measure(ctx.in_mode(mode, lambda v: jax.lax.integer_pow(v, 3)), arr)
+    ctx.check(str(out.dtype) == dtype, f"dtype {out.dtype}, not {dtype}", "type")
+    check_swept(ctx, out, np.power(exact, 3), scale=4.0)
+
+
+@sweep("grad-{dtype}-{mode}-sweep", dtype=["bfloat16", "float32", "float64"], mode=["eager", "jit"])
+def integer_pow_grad_dtypes(ctx, dtype, mode):
+    import jax
+    from _jaxhelp import swept_grad
+
+    swept_grad(ctx, lambda v: jax.lax.integer_pow(v, 3), lambda x: 3 * x**2, dtype, mode, scale=4.0)

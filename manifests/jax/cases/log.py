@@ -3,7 +3,7 @@
 import numpy as np
 from _jaxhelp import grad_of_sum, unary
 
-from portbench_runner.api import case
+from portbench_runner.api import case, sweep
 
 
 @case("float32-eager", dtype="float32")
@@ -31,3 +31,47 @@ def log_grad(ctx):
     import jax.numpy as jnp
 
     grad_of_sum(ctx, jnp.log, lambda x: 1.0 / x, lo=0.5, hi=5)
+
+
+# Every dtype jnp.log takes on the CPU (integers promote to a float), eager and under
+# jax.jit, and its gradient in each float width; new names, so the cases above
+# keep their ids.
+@sweep(
+    "{dtype}-{mode}-sweep",
+    dtype=[
+        "float16",
+        "bfloat16",
+        "float32",
+        "float64",
+        "complex64",
+        "complex128",
+        "int8",
+        "int32",
+        "int64",
+        "uint8",
+    ],
+    mode=["eager", "jit"],
+)
+def log_dtypes(ctx, dtype, mode):
+    import jax.numpy as jnp
+    from _jaxhelp import INTS, swept_unary
+
+    ints = dtype in INTS
+    swept_unary(
+        ctx,
+        jnp.log,
+        np.log,
+        dtype,
+        mode,
+        lo=1 if ints else 0.1,
+        hi=9 if ints else 5,
+        scale=1.0,
+    )
+
+
+@sweep("grad-{dtype}-{mode}-sweep", dtype=["bfloat16", "float32", "float64"], mode=["eager", "jit"])
+def log_grad_dtypes(ctx, dtype, mode):
+    import jax.numpy as jnp
+    from _jaxhelp import swept_grad
+
+    swept_grad(ctx, jnp.log, lambda x: 1 / x, dtype, mode, lo=0.5, hi=5, scale=1.0)

@@ -3,7 +3,7 @@
 import numpy as np
 from _jaxhelp import reduction
 
-from portbench_runner.api import case
+from portbench_runner.api import case, sweep
 
 
 @case("float32-all", dtype="float32", axis=None)
@@ -54,3 +54,31 @@ def max_grad(ctx):
 
     out = ctx.measure(jax.grad(jnp.max), ctx.put(np.array([1.0, 7.0, 3.0], dtype="float32")))
     ctx.check_close(out, [0.0, 1.0, 0.0], dtype="float32")
+
+
+# Every ordered dtype jnp.max takes on the CPU, eager and under jax.jit, over an axis (a
+# maximum is exact in every dtype); new names, so the cases above keep their ids.
+@sweep(
+    "{dtype}-{mode}-sweep",
+    dtype=[
+        "bool",
+        "int8",
+        "int16",
+        "int32",
+        "int64",
+        "uint8",
+        "uint32",
+        "float16",
+        "bfloat16",
+        "float32",
+        "float64",
+    ],
+    mode=["eager", "jit"],
+)
+def max_dtypes(ctx, dtype, mode):
+    import jax.numpy as jnp
+    from _jaxhelp import swept_reduction
+
+    lo = 0 if dtype.startswith("u") else -50
+    out = swept_reduction(ctx, jnp.max, np.max, dtype, mode, lo=lo, hi=50)
+    ctx.check(str(out.dtype) == dtype, f"max of {dtype} gave {out.dtype}")

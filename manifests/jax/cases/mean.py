@@ -3,7 +3,7 @@
 import numpy as np
 from _jaxhelp import reduction
 
-from portbench_runner.api import case
+from portbench_runner.api import case, sweep
 
 
 @case("float32-all", dtype="float32", axis=None)
@@ -44,3 +44,29 @@ def mean_grad(ctx):
 
     out = ctx.measure(jax.grad(jnp.mean), ctx.put(np.ones((4, 4), dtype="float32")))
     ctx.check_close(out, np.full((4, 4), 1 / 16), dtype="float32")
+
+
+# Every dtype jnp.mean takes on the CPU (integers and bool average as floats), eager and
+# under jax.jit, over an axis; new names, so the cases above keep their ids.
+@sweep(
+    "{dtype}-{mode}-sweep",
+    dtype=[
+        "bool",
+        "int8",
+        "int32",
+        "int64",
+        "uint8",
+        "float16",
+        "bfloat16",
+        "float32",
+        "float64",
+        "complex64",
+        "complex128",
+    ],
+    mode=["eager", "jit"],
+)
+def mean_dtypes(ctx, dtype, mode):
+    import jax.numpy as jnp
+    from _jaxhelp import swept_reduction
+
+    swept_reduction(ctx, jnp.mean, np.mean, dtype, mode)

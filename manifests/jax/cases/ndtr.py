@@ -5,7 +5,7 @@ import math
 import numpy as np
 from _jaxhelp import grad_of_sum, unary
 
-from portbench_runner.api import case
+from portbench_runner.api import case, sweep
 
 NDTR = np.vectorize(lambda x: 0.5 * math.erfc(-x / math.sqrt(2.0)))
 
@@ -34,3 +34,40 @@ def ndtr_grad(ctx):
     import jax.scipy.special as jss
 
     grad_of_sum(ctx, jss.ndtr, lambda x: np.exp(-(x**2) / 2) / math.sqrt(2 * math.pi))
+
+
+# jss.ndtr takes float32 and float64 only (it refuses half widths by design: the
+# bfloat16-eager case above shows it), eager and under jax.jit, with its gradient;
+# new names, so the cases above keep their ids.
+@sweep("{dtype}-{mode}-sweep", dtype=["float32", "float64"], mode=["eager", "jit"])
+def ndtr_dtypes(ctx, dtype, mode):
+    import jax.scipy.special as jss
+    from _jaxhelp import swept_unary
+
+    swept_unary(
+        ctx,
+        jss.ndtr,
+        NDTR,
+        dtype,
+        mode,
+        lo=-5,
+        hi=5,
+        scale=1.0,
+    )
+
+
+@sweep("grad-{dtype}-{mode}-sweep", dtype=["float32", "float64"], mode=["eager", "jit"])
+def ndtr_grad_dtypes(ctx, dtype, mode):
+    import jax.scipy.special as jss
+    from _jaxhelp import swept_grad
+
+    swept_grad(
+        ctx,
+        jss.ndtr,
+        lambda x: np.exp(-(x**2) / 2) / np.sqrt(2 * np.pi),
+        dtype,
+        mode,
+        lo=-5,
+        hi=5,
+        scale=1.0,
+    )

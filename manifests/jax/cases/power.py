@@ -3,7 +3,7 @@
 import numpy as np
 from _jaxhelp import binary
 
-from portbench_runner.api import case
+from portbench_runner.api import case, sweep
 
 
 @case("float32-eager", dtype="float32")
@@ -37,3 +37,36 @@ def power_grad(ctx):
     ctx.check_close(
         out, float(np.sum(x.astype("float64") ** 2 * np.log(x.astype("float64")))), rtol=1e-4
     )
+
+
+# Every dtype jnp.power takes on the CPU (integers with exponents 0..3, so nothing wraps or
+# goes negative), eager and under jax.jit, against a broadcast row of exponents; new names, so the cases above keep their ids.
+@sweep(
+    "{dtype}-{mode}-sweep",
+    dtype=[
+        "int8",
+        "int16",
+        "int32",
+        "int64",
+        "uint8",
+        "uint32",
+        "float16",
+        "bfloat16",
+        "float32",
+        "float64",
+        "complex64",
+        "complex128",
+    ],
+    mode=["eager", "jit"],
+)
+def power_dtypes(ctx, dtype, mode):
+    import jax.numpy as jnp
+    from _jaxhelp import INTS, check_swept, draw, placed
+
+    ints = dtype in INTS
+    base, base_h = placed(
+        ctx, draw(ctx, (9, 12), dtype, -3 if ints else 0.5, 4 if ints else 2), dtype
+    )
+    exp, exp_h = placed(ctx, draw(ctx, (12,), dtype, 0 if ints else -2, 4 if ints else 2), dtype)
+    out = ctx.measure(ctx.in_mode(mode, jnp.power), base, exp)
+    check_swept(ctx, out, np.power(base_h, exp_h), scale=4.0)

@@ -3,7 +3,7 @@
 import numpy as np
 from _jaxhelp import reduction
 
-from portbench_runner.api import case
+from portbench_runner.api import case, sweep
 
 
 @case("float32-axis1", dtype="float32", axis=1)
@@ -53,3 +53,31 @@ def prod_grad(ctx):
 
     x = np.array([2.0, 3.0, 4.0], dtype="float32")
     ctx.check_close(ctx.measure(jax.grad(jnp.prod), ctx.put(x)), [12.0, 8.0, 6.0], dtype="float32")
+
+
+# Every dtype jnp.prod takes on the CPU, eager and under jax.jit, over an axis of 6 terms
+# (values near 1, small integers, so nothing overflows); new names, so the cases above
+# keep their ids.
+@sweep(
+    "{dtype}-{mode}-sweep",
+    dtype=[
+        "bool",
+        "int8",
+        "int32",
+        "int64",
+        "uint8",
+        "float16",
+        "bfloat16",
+        "float32",
+        "float64",
+        "complex64",
+        "complex128",
+    ],
+    mode=["eager", "jit"],
+)
+def prod_dtypes(ctx, dtype, mode):
+    import jax.numpy as jnp
+    from _jaxhelp import INTS, swept_reduction
+
+    lo, hi = ((0, 3) if dtype.startswith("u") else (-2, 3)) if dtype in INTS else (0.5, 1.5)
+    swept_reduction(ctx, jnp.prod, np.prod, dtype, mode, lo=lo, hi=hi, shape=(8, 6))

@@ -2,7 +2,7 @@
 
 import numpy as np
 
-from portbench_runner.api import case
+from portbench_runner.api import case, sweep
 
 
 @case("float32-2d-to-3d", shape=(12, 10), new=(3, 4, 10))
@@ -47,3 +47,30 @@ def reshape_grad(ctx):
     ctx.check_close(
         ctx.measure(g, ctx.put(np.zeros(12, dtype="float32"))), w.reshape(12), dtype="float32"
     )
+
+
+# Every dtype jnp.reshape moves (with a -1 dimension) on the CPU (exact), eager and under jax.jit; new names, so the cases above keep their ids.
+@sweep(
+    "{dtype}-{mode}-sweep",
+    dtype=[
+        "bool",
+        "int8",
+        "int16",
+        "int32",
+        "int64",
+        "uint8",
+        "uint32",
+        "float16",
+        "bfloat16",
+        "float32",
+        "float64",
+        "complex64",
+        "complex128",
+    ],
+    mode=["eager", "jit"],
+)
+def reshape_dtypes(ctx, dtype, mode):
+    import jax.numpy as jnp
+    from _jaxhelp import swept_exact
+
+    swept_exact(ctx, lambda x: jnp.reshape(x, (-1, 10)), lambda x: x.reshape(-1, 10), dtype, mode)

@@ -3,7 +3,7 @@
 import numpy as np
 from _jaxhelp import draw, placed
 
-from portbench_runner.api import case
+from portbench_runner.api import case, sweep
 
 
 @case("float32-eager", dtype="float32")
@@ -34,3 +34,34 @@ def select_grad(ctx):
     x = ctx.put(np.arange(4, dtype="float32"))
     out = ctx.measure(jax.grad(lambda v: jnp.sum(jax.lax.select(pred, v * 2.0, v * 5.0))), x)
     ctx.check_close(out, [2.0, 5.0, 2.0, 5.0], dtype="float32")
+
+
+# Every dtype lax.select picks from on the CPU (exact), eager and under jax.jit; new names, so the cases above keep their ids.
+@sweep(
+    "{dtype}-{mode}-sweep",
+    dtype=[
+        "bool",
+        "int8",
+        "int16",
+        "int32",
+        "int64",
+        "uint8",
+        "uint32",
+        "float16",
+        "bfloat16",
+        "float32",
+        "float64",
+        "complex64",
+        "complex128",
+    ],
+    mode=["eager", "jit"],
+)
+def select_dtypes(ctx, dtype, mode):
+    import jax
+
+    pred, pred_h = placed(ctx, draw(ctx, (9, 11), "bool"), "bool")
+    a, a_h = placed(ctx, draw(ctx, (9, 11), dtype, 0, 9), dtype)
+    b, b_h = placed(ctx, draw(ctx, (9, 11), dtype, 0, 9), dtype)
+    out = ctx.measure(ctx.in_mode(mode, jax.lax.select), pred, a, b)
+    ctx.check(str(out.dtype) == dtype, f"dtype {out.dtype}, not {dtype}", "type")
+    ctx.check_equal(out, np.where(pred_h, a_h, b_h).astype(str(out.dtype)))

@@ -2,7 +2,7 @@
 
 import numpy as np
 
-from portbench_runner.api import case
+from portbench_runner.api import case, sweep
 
 
 @case("axis0", start=1, limit=5, stride=1, axis=0)
@@ -28,4 +28,37 @@ def slice_in_dim_grad(ctx):
     g = jax.grad(lambda v: jnp.sum(jax.lax.slice_in_dim(v, 1, 3)))
     ctx.check_close(
         ctx.measure(g, ctx.put(np.zeros(5, dtype="float32"))), [0, 1, 1, 0, 0], dtype="float32"
+    )
+
+
+# Every dtype lax.slice_in_dim slices (strided, axis 1) on the CPU (exact), eager and under jax.jit; new names, so the cases above keep their ids.
+@sweep(
+    "{dtype}-{mode}-sweep",
+    dtype=[
+        "bool",
+        "int8",
+        "int16",
+        "int32",
+        "int64",
+        "uint8",
+        "uint32",
+        "float16",
+        "bfloat16",
+        "float32",
+        "float64",
+        "complex64",
+        "complex128",
+    ],
+    mode=["eager", "jit"],
+)
+def slice_in_dim_dtypes(ctx, dtype, mode):
+    import jax
+    from _jaxhelp import swept_exact
+
+    swept_exact(
+        ctx,
+        lambda x: jax.lax.slice_in_dim(x, 1, 6, stride=2, axis=1),
+        lambda x: x[:, 1:6:2],
+        dtype,
+        mode,
     )

@@ -2,7 +2,7 @@
 
 import numpy as np
 
-from portbench_runner.api import case
+from portbench_runner.api import case, sweep
 
 
 @case("sections-axis0", sections=4, axis=0)
@@ -45,3 +45,35 @@ def split_uneven(ctx):
         return False
 
     ctx.check(ctx.measure(attempt), "split of 10 into 3 equal parts was accepted")
+
+
+# Every dtype jnp.split cuts on the CPU (exact, three equal parts of axis 1), eager and
+# under jax.jit; new names, so the cases above keep their ids.
+@sweep(
+    "{dtype}-{mode}-sweep",
+    dtype=[
+        "bool",
+        "int8",
+        "int16",
+        "int32",
+        "int64",
+        "uint8",
+        "uint32",
+        "float16",
+        "bfloat16",
+        "float32",
+        "float64",
+        "complex64",
+        "complex128",
+    ],
+    mode=["eager", "jit"],
+)
+def split_dtypes(ctx, dtype, mode):
+    import jax.numpy as jnp
+    from _jaxhelp import draw, placed
+
+    x, exact = placed(ctx, draw(ctx, (4, 9), dtype, 0, 9), dtype)
+    parts = ctx.measure(ctx.in_mode(mode, lambda v: jnp.split(v, 3, axis=1)), x)
+    ctx.check(len(parts) == 3, f"{len(parts)} parts, not 3", "other")
+    for index, (part, want) in enumerate(zip(parts, np.split(exact, 3, axis=1))):
+        ctx.check_equal(part, want.astype(str(part.dtype)), what=f"part {index}")

@@ -2,7 +2,7 @@
 
 import numpy as np
 
-from portbench_runner.api import case
+from portbench_runner.api import case, sweep
 
 
 @case("float32-eager", dtype="float32", shape=(1024,))
@@ -40,3 +40,47 @@ def sqrt_grad(ctx):
     grad = jax.grad(lambda v: jnp.sqrt(v).sum())
     out = ctx.measure(grad, ctx.put(x))
     ctx.check_close(out, 0.5 / np.sqrt(x.astype("float64")), dtype="float32")
+
+
+# Every dtype jnp.sqrt takes on the CPU (integers promote to a float), eager and under
+# jax.jit, and its gradient in each float width; new names, so the cases above
+# keep their ids.
+@sweep(
+    "{dtype}-{mode}-sweep",
+    dtype=[
+        "float16",
+        "bfloat16",
+        "float32",
+        "float64",
+        "complex64",
+        "complex128",
+        "int8",
+        "int32",
+        "int64",
+        "uint8",
+    ],
+    mode=["eager", "jit"],
+)
+def sqrt_dtypes(ctx, dtype, mode):
+    import jax.numpy as jnp
+    from _jaxhelp import INTS, swept_unary
+
+    ints = dtype in INTS
+    swept_unary(
+        ctx,
+        jnp.sqrt,
+        np.sqrt,
+        dtype,
+        mode,
+        lo=0 if ints else 0.1,
+        hi=9 if ints else 5,
+        scale=1.0,
+    )
+
+
+@sweep("grad-{dtype}-{mode}-sweep", dtype=["bfloat16", "float32", "float64"], mode=["eager", "jit"])
+def sqrt_grad_dtypes(ctx, dtype, mode):
+    import jax.numpy as jnp
+    from _jaxhelp import swept_grad
+
+    swept_grad(ctx, jnp.sqrt, lambda x: 0.5 / np.sqrt(x), dtype, mode, lo=0.5, hi=5, scale=1.0)

@@ -2,7 +2,7 @@
 
 import numpy as np
 
-from portbench_runner.api import case
+from portbench_runner.api import case, sweep
 
 
 @case("axis0", axis=0)
@@ -36,3 +36,36 @@ def stack_grad(ctx):
     )
     ctx.check_close(ga, [1.0, 2.0], dtype="float32")
     ctx.check_close(gb, [3.0, 4.0], dtype="float32")
+
+
+# Every dtype jnp.stack joins (three arrays on a new middle axis) on the CPU (exact), eager and under jax.jit; new names, so the cases above keep their ids.
+@sweep(
+    "{dtype}-{mode}-sweep",
+    dtype=[
+        "bool",
+        "int8",
+        "int16",
+        "int32",
+        "int64",
+        "uint8",
+        "uint32",
+        "float16",
+        "bfloat16",
+        "float32",
+        "float64",
+        "complex64",
+        "complex128",
+    ],
+    mode=["eager", "jit"],
+)
+def stack_dtypes(ctx, dtype, mode):
+    import jax.numpy as jnp
+    from _jaxhelp import swept_exact
+
+    swept_exact(
+        ctx,
+        lambda x: jnp.stack([x, x[::-1], x], axis=1),
+        lambda x: np.stack([x, x[::-1], x], axis=1),
+        dtype,
+        mode,
+    )

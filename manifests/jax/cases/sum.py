@@ -2,7 +2,7 @@
 
 import numpy as np
 
-from portbench_runner.api import case
+from portbench_runner.api import case, sweep
 
 
 @case("float32-all", dtype="float32", axis=None)
@@ -43,3 +43,39 @@ def sum_bool(ctx):
     x = ctx.rng.random(1000) > 0.5
     out = ctx.measure(jnp.sum, ctx.put(x))
     ctx.check_equal(out, int(x.sum()))
+
+
+# Every dtype jnp.sum takes on the CPU (bool and narrow integers accumulate in the default
+# integer, as NumPy's sum does), eager and under jax.jit, over an axis and with keepdims;
+# new names, so the cases above keep their ids.
+@sweep(
+    "{dtype}-{mode}-{form}-sweep",
+    dtype=[
+        "bool",
+        "int8",
+        "int32",
+        "int64",
+        "uint8",
+        "float16",
+        "bfloat16",
+        "float32",
+        "float64",
+        "complex64",
+        "complex128",
+    ],
+    mode=["eager", "jit"],
+    form=["axis1", "keepdims"],
+)
+def sum_dtypes(ctx, dtype, mode, form):
+    import jax.numpy as jnp
+    from _jaxhelp import swept_reduction
+
+    swept_reduction(ctx, jnp.sum, np.sum, dtype, mode, keepdims=form == "keepdims")
+
+
+@sweep("grad-{dtype}-{mode}-sweep", dtype=["bfloat16", "float32", "float64"], mode=["eager", "jit"])
+def sum_grad_dtypes(ctx, dtype, mode):
+    import jax.numpy as jnp
+    from _jaxhelp import swept_grad
+
+    swept_grad(ctx, lambda x: jnp.sum(x * x, axis=0), lambda x: 2 * x, dtype, mode)

@@ -2,7 +2,7 @@
 
 import numpy as np
 
-from portbench_runner.api import case
+from portbench_runner.api import case, sweep
 
 
 @case("float32-k5", k=5)
@@ -40,3 +40,34 @@ def top_k_jit(ctx):
     values, indices = ctx.measure(f, ctx.put(np.array([1.0, 9.0, 3.0, 7.0], dtype="float32")))
     ctx.check_equal(values, [9.0, 7.0])
     ctx.check_equal(indices, [1, 3])
+
+
+# Every ordered dtype lax.top_k ranks on the CPU, eager and under jax.jit: the k largest
+# values in order (indices are not compared: integer ties make them ambiguous); new names, so the cases above keep their ids.
+@sweep(
+    "{dtype}-{mode}-sweep",
+    dtype=[
+        "int8",
+        "int16",
+        "int32",
+        "int64",
+        "uint8",
+        "uint32",
+        "float16",
+        "bfloat16",
+        "float32",
+        "float64",
+    ],
+    mode=["eager", "jit"],
+)
+def top_k_dtypes(ctx, dtype, mode):
+    import jax
+    from _jaxhelp import draw, placed
+
+    x, exact = placed(ctx, draw(ctx, (6, 40), dtype, -100, 100), dtype)
+    values, indices = ctx.measure(ctx.in_mode(mode, lambda v: jax.lax.top_k(v, 5)), x)
+    ctx.check(str(values.dtype) == dtype, f"dtype {values.dtype}, not {dtype}", "type")
+    want = np.sort(exact, axis=1)[:, ::-1][:, :5]  # not -sort(-x): unsigned would wrap
+    ctx.check_equal(values, want.astype(str(values.dtype)))
+    picked = np.take_along_axis(exact, np.asarray(ctx.to_numpy(indices)), axis=1)
+    ctx.check_equal(picked, want, what="the values at the returned indices")

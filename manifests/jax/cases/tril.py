@@ -2,7 +2,7 @@
 
 import numpy as np
 
-from portbench_runner.api import case
+from portbench_runner.api import case, sweep
 
 
 @case("square-k0", shape=(8, 8), k=0)
@@ -39,3 +39,34 @@ def tril_grad(ctx):
         np.tril(np.ones((4, 4))),
         dtype="float32",
     )
+
+
+# Every dtype jnp.tril takes on the CPU (a mask: exact), eager and under jax.jit, batched;
+# new names, so the cases above keep their ids.
+@sweep(
+    "{dtype}-{mode}-sweep",
+    dtype=[
+        "bool",
+        "int8",
+        "int16",
+        "int32",
+        "int64",
+        "uint8",
+        "uint32",
+        "float16",
+        "bfloat16",
+        "float32",
+        "float64",
+        "complex64",
+        "complex128",
+    ],
+    mode=["eager", "jit"],
+)
+def tril_dtypes(ctx, dtype, mode):
+    import jax.numpy as jnp
+    from _jaxhelp import draw, placed
+
+    x, exact = placed(ctx, draw(ctx, (2, 5, 7), dtype, 1, 9), dtype)
+    out = ctx.measure(ctx.in_mode(mode, lambda v: jnp.tril(v, 1)), x)
+    ctx.check(str(out.dtype) == dtype, f"tril of {dtype} gave {out.dtype}")
+    ctx.check_equal(out, np.tril(exact, 1).astype(out.dtype))

@@ -3,7 +3,7 @@
 import numpy as np
 from _jaxhelp import reduction
 
-from portbench_runner.api import case
+from portbench_runner.api import case, sweep
 
 
 @case("float32-all", dtype="float32", axis=None)
@@ -43,3 +43,36 @@ def var_grad(ctx):
     x = np.array([1.0, 2.0, 6.0], dtype="float32")
     out = ctx.measure(jax.grad(jnp.var), ctx.put(x))
     ctx.check_close(out, 2 * (x - x.mean()) / 3, dtype="float32")
+
+
+# Every dtype jnp.var takes on the CPU (integers as floats, complex giving a real
+# variance), eager and under jax.jit, over an axis; new names, so the cases above keep their ids.
+@sweep(
+    "{dtype}-{mode}-sweep",
+    dtype=[
+        "int8",
+        "int32",
+        "int64",
+        "uint8",
+        "float16",
+        "bfloat16",
+        "float32",
+        "float64",
+        "complex64",
+        "complex128",
+    ],
+    mode=["eager", "jit"],
+)
+def var_dtypes(ctx, dtype, mode):
+    import jax.numpy as jnp
+    from _jaxhelp import swept_reduction
+
+    swept_reduction(
+        ctx,
+        jnp.var,
+        lambda x, axis: np.var(
+            x.astype("complex128" if x.dtype.kind == "c" else "float64"), axis=axis
+        ),
+        dtype,
+        mode,
+    )

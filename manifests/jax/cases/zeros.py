@@ -2,7 +2,7 @@
 
 import numpy as np
 
-from portbench_runner.api import case
+from portbench_runner.api import case, sweep
 
 
 @case("float32-2d", shape=(64, 32), dtype="float32")
@@ -30,3 +30,31 @@ def zeros_jit(ctx):
 
     f = jax.jit(lambda x: x + jnp.zeros((3, 3)))
     ctx.check_close(ctx.measure(f, ctx.put(np.float32(1.5))), np.full((3, 3), 1.5), dtype="float32")
+
+
+# Every dtype jnp.zeros makes on the CPU, eager and under jax.jit; new names, so the cases above keep their ids.
+@sweep(
+    "{dtype}-{mode}-sweep",
+    dtype=[
+        "bool",
+        "int8",
+        "int16",
+        "int32",
+        "int64",
+        "uint8",
+        "uint32",
+        "float16",
+        "bfloat16",
+        "float32",
+        "float64",
+        "complex64",
+        "complex128",
+    ],
+    mode=["eager", "jit"],
+)
+def zeros_dtypes(ctx, dtype, mode):
+    import jax.numpy as jnp
+
+    out = ctx.measure(ctx.in_mode(mode, lambda: jnp.zeros((5, 7), dtype=dtype)))
+    ctx.check(str(out.dtype) == dtype, f"dtype {out.dtype}, not {dtype}", "type")
+    ctx.check_equal(out, np.zeros((5, 7)))

@@ -3,7 +3,7 @@
 import numpy as np
 from tfhelp import by_mode
 
-from portbench_runner.api import case
+from portbench_runner.api import case, sweep
 
 
 @case("float32-to-int32-eager", src="float32", dst="int32")
@@ -58,3 +58,66 @@ def cast_gradient(ctx):
 
     out = ctx.measure(grad)
     ctx.check_close(out, np.full(32, 3.0), dtype="float32")
+
+
+# Each dtype tf.cast takes, to float32 and from float32, eager, in a tf.function and under
+# XLA (values 0..100, so integer widths and float16 hold them; floats truncate toward zero
+# into integers, any nonzero is True; complex drops its imaginary part); new names, so the
+# cases above keep their ids.
+@sweep(
+    "{other}-to-float32-{mode}-sweep",
+    other=[
+        "bool",
+        "int8",
+        "int16",
+        "int32",
+        "int64",
+        "uint8",
+        "uint16",
+        "uint32",
+        "uint64",
+        "float16",
+        "bfloat16",
+        "float64",
+        "complex64",
+        "complex128",
+    ],
+    mode=["eager", "graph", "xla"],
+    to_float32=True,
+)
+@sweep(
+    "float32-to-{other}-{mode}-sweep",
+    other=[
+        "bool",
+        "int8",
+        "int16",
+        "int32",
+        "int64",
+        "uint8",
+        "uint16",
+        "uint32",
+        "uint64",
+        "float16",
+        "bfloat16",
+        "float64",
+        "complex64",
+        "complex128",
+    ],
+    mode=["eager", "graph", "xla"],
+    to_float32=False,
+)
+def cast_dtypes(ctx, other, mode, to_float32):
+    import tensorflow as tf
+    from tfhelp import INTS, check_swept, draw, placed
+
+    src, dst = (other, "float32") if to_float32 else ("float32", other)
+    x, exact = placed(ctx, draw(ctx, (257,), src, 0, 100), src)
+    out = ctx.measure(by_mode(ctx, lambda t: tf.cast(t, getattr(tf, dst)), mode), x)
+    ctx.check(out.dtype.name == dst, f"dtype {out.dtype.name}, not {dst}", "type")
+    if dst == "bool":
+        ctx.check_equal(out, exact != 0)
+    elif dst in INTS:
+        ctx.check_equal(out, np.trunc(exact).astype(dst))
+    else:
+        values = exact.real if exact.dtype.kind == "c" else exact
+        check_swept(ctx, out, values.astype("float64"))

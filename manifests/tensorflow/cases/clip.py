@@ -3,7 +3,7 @@
 import numpy as np
 from tfhelp import bf16_round, by_mode
 
-from portbench_runner.api import case
+from portbench_runner.api import case, sweep
 
 
 @case("float32-eager", dtype="float32")
@@ -58,3 +58,19 @@ def clip_grad(ctx):
 
     out = ctx.measure(grad)
     ctx.check_close(out, np.array([0.0, 1.0, 1.0, 1.0, 0.0]), dtype="float32")
+
+
+# Every ordered dtype tnp.clip takes on the CPU (a clip is exact), eager, in a tf.function
+# and under XLA; new names, so the cases above keep their ids.
+@sweep(
+    "{dtype}-{mode}-sweep",
+    dtype=["float16", "bfloat16", "float32", "float64", "int8", "int16", "int32", "int64", "uint8"],
+    mode=["eager", "graph", "xla"],
+)
+def clip_dtypes(ctx, dtype, mode):
+    import tensorflow as tf
+    from tfhelp import check_swept, draw, placed
+
+    x, exact = placed(ctx, draw(ctx, (257,), dtype, -9, 9), dtype)
+    out = ctx.measure(by_mode(ctx, lambda t: tf.experimental.numpy.clip(t, 2, 6), mode), x)
+    check_swept(ctx, out, np.clip(exact, 2, 6))

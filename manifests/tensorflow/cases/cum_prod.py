@@ -6,7 +6,7 @@ The study's test timed NumPy's cumprod; these cases time TensorFlow's.
 import numpy as np
 from tfhelp import by_mode
 
-from portbench_runner.api import case
+from portbench_runner.api import case, sweep
 
 
 @case("float32-axis1", dtype="float32", axis=1)
@@ -59,3 +59,32 @@ def cumprod_grad(ctx):
     prods = np.cumprod(x_np)
     expected = np.array([prods[j:].sum() / x_np[j] for j in range(6)])
     ctx.check_close(out, expected, dtype="float64")
+
+
+# Every dtype tnp.cumprod takes on the CPU, eager, in a tf.function and under XLA (values
+# near 1; integers 0..2 over 6 terms, so nothing wraps); new names, so the cases above keep
+# their ids.
+@sweep(
+    "{dtype}-{mode}-sweep",
+    dtype=[
+        "float16",
+        "bfloat16",
+        "float32",
+        "float64",
+        "complex64",
+        "complex128",
+        "int8",
+        "int32",
+        "int64",
+        "uint8",
+    ],
+    mode=["eager", "graph", "xla"],
+)
+def cumprod_dtypes(ctx, dtype, mode):
+    import tensorflow as tf
+    from tfhelp import INTS, check_swept, draw, placed
+
+    lo, hi = (0, 3) if dtype in INTS else (0.5, 1.5)
+    x, exact = placed(ctx, draw(ctx, (8, 6), dtype, lo, hi), dtype)
+    out = ctx.measure(by_mode(ctx, lambda t: tf.experimental.numpy.cumprod(t, axis=1), mode), x)
+    check_swept(ctx, out, np.cumprod(exact, axis=1), scale=6.0)

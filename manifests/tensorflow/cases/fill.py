@@ -3,7 +3,7 @@
 import numpy as np
 from tfhelp import by_mode
 
-from portbench_runner.api import case
+from portbench_runner.api import case, sweep
 
 
 @case("float32-eager", dtype="float32", value=2.5)
@@ -40,3 +40,35 @@ def fill_tensor_dims(ctx):
     fn = ctx.graph(lambda d: tf.fill(d, 9))
     out = ctx.measure(fn, ctx.put(np.array([3, 2], dtype="int32")))
     ctx.check_equal(out, np.full((3, 2), 9, dtype="int32"))
+
+
+# Every numeric dtype tf.fill takes on the CPU, eager, in a tf.function and under XLA (the
+# value is exact in every dtype); new names, so the cases above keep their ids.
+@sweep(
+    "{dtype}-{mode}-sweep",
+    dtype=[
+        "bool",
+        "int8",
+        "int16",
+        "int32",
+        "int64",
+        "uint8",
+        "uint16",
+        "uint32",
+        "uint64",
+        "float16",
+        "bfloat16",
+        "float32",
+        "float64",
+        "complex64",
+        "complex128",
+    ],
+    mode=["eager", "graph", "xla"],
+)
+def fill_dtypes(ctx, dtype, mode):
+    import tensorflow as tf
+
+    value = True if dtype == "bool" else 3
+    out = ctx.measure(by_mode(ctx, lambda v: tf.fill((6, 4), v), mode), ctx.put(value, dtype=dtype))
+    ctx.check(out.dtype.name == dtype, f"dtype {out.dtype.name}, not {dtype}", "type")
+    ctx.check_equal(out, np.full((6, 4), value))

@@ -22,6 +22,7 @@ def _moments_ok(ctx, s, alpha, beta):
 @case("float32-small-alpha", dtype="float32", alpha=0.2, beta=1.0)
 @case("float16-alpha5", dtype="float16", alpha=5.0, beta=2.0)
 def moments(ctx, dtype, alpha, beta):
+    ctx.not_comparable("draws from the device's random generator")
     import tensorflow as tf
 
     out = ctx.measure(tf.random.gamma, [N], alpha, beta, dtype=getattr(tf, dtype), seed=11)
@@ -31,6 +32,7 @@ def moments(ctx, dtype, alpha, beta):
 
 @case("shape-is-shape-plus-batch")
 def shapes(ctx):
+    ctx.not_comparable("draws from the device's random generator")
     import tensorflow as tf
 
     alpha = ctx.put(np.array([[1.0, 2.0, 3.0]], dtype="float32"))
@@ -41,6 +43,7 @@ def shapes(ctx):
 
 @case("stateless-seed-reproducible")
 def stateless(ctx):
+    ctx.not_comparable("draws from the device's random generator")
     import tensorflow as tf
 
     out = ctx.measure(tf.random.stateless_gamma, [1000], seed=[1, 2], alpha=3.0)
@@ -50,6 +53,7 @@ def stateless(ctx):
 
 @case("gradient-mean-is-one-over-beta")
 def gradient(ctx):
+    ctx.not_comparable("draws from the device's random generator")
     import tensorflow as tf
 
     alpha = tf.Variable(np.array([2.0, 0.7]), dtype=tf.float64)

@@ -3,7 +3,7 @@
 import numpy as np
 from tfhelp import bf16_round, by_mode
 
-from portbench_runner.api import case
+from portbench_runner.api import case, sweep
 
 
 @case("float32-eager", dtype="float32")
@@ -46,3 +46,34 @@ def rad2deg_grad(ctx):
 
     out = ctx.measure(grad)
     ctx.check_close(out, np.full(16, 180.0 / np.pi), dtype="float32")
+
+
+# Every dtype tnp.rad2deg takes on the CPU (integers promote to a float), eager, in a
+# tf.function and under XLA, with its gradient in each float width; new names, so the
+# cases above keep their ids.
+@sweep(
+    "{dtype}-{mode}-sweep",
+    dtype=["float16", "bfloat16", "float32", "float64", "int8", "int16", "int32", "int64", "uint8"],
+    mode=["eager", "graph", "xla"],
+)
+def rad2deg_dtypes(ctx, dtype, mode):
+    import tensorflow as tf
+    from tfhelp import check_swept, draw, placed
+
+    x, exact = placed(ctx, draw(ctx, (257,), dtype, -7, 7), dtype)
+    out = ctx.measure(by_mode(ctx, tf.experimental.numpy.rad2deg, mode), x)
+    check_swept(ctx, out, np.rad2deg(exact.astype("float64")))
+
+
+@sweep(
+    "grad-{dtype}-{mode}-sweep",
+    dtype=["bfloat16", "float32", "float64"],
+    mode=["eager", "graph", "xla"],
+)
+def rad2deg_grad_dtypes(ctx, dtype, mode):
+    import tensorflow as tf
+    from tfhelp import swept_grad
+
+    swept_grad(
+        ctx, tf.experimental.numpy.rad2deg, lambda x: np.full_like(x, 180 / np.pi), dtype, mode
+    )

@@ -3,7 +3,7 @@
 import numpy as np
 from tfhelp import bf16_round, by_mode
 
-from portbench_runner.api import case
+from portbench_runner.api import case, sweep
 
 
 def _lse(x, axis=None, keepdims=False):
@@ -56,3 +56,38 @@ def lse_grad(ctx):
     out = ctx.measure(grad)
     e = np.exp(x_np - x_np.max(axis=1, keepdims=True))
     ctx.check_close(out, e / e.sum(axis=1, keepdims=True), dtype="float64")
+
+
+# Every dtype reduce_logsumexp takes on the CPU (floats only), eager, in a tf.function and
+# under XLA, with its gradient (the softmax); new names, so the cases above keep their ids.
+@sweep(
+    "{dtype}-{mode}-sweep",
+    dtype=["float16", "bfloat16", "float32", "float64"],
+    mode=["eager", "graph", "xla"],
+)
+def lse_dtypes(ctx, dtype, mode):
+    import tensorflow as tf
+    from tfhelp import check_swept, draw, placed
+
+    x, exact = placed(ctx, draw(ctx, (16, 32), dtype), dtype)
+    out = ctx.measure(by_mode(ctx, lambda t: tf.math.reduce_logsumexp(t, axis=1), mode), x)
+    check_swept(ctx, out, _lse(exact, 1), scale=8.0)
+
+
+@sweep(
+    "grad-{dtype}-{mode}-sweep",
+    dtype=["bfloat16", "float32", "float64"],
+    mode=["eager", "graph", "xla"],
+)
+def lse_grad_dtypes(ctx, dtype, mode):
+    import tensorflow as tf
+    from tfhelp import swept_grad
+
+    swept_grad(
+        ctx,
+        lambda t: tf.math.reduce_logsumexp(t, axis=0),
+        lambda x: np.exp(x - _lse(x, 0)),
+        dtype,
+        mode,
+        scale=4.0,
+    )

@@ -3,7 +3,7 @@
 import numpy as np
 from tfhelp import bf16_round, by_mode
 
-from portbench_runner.api import case
+from portbench_runner.api import case, sweep
 
 
 @case("float32-all", dtype="float32", axis=None)
@@ -55,3 +55,48 @@ def mean_grad(ctx):
 
     out = ctx.measure(grad)
     ctx.check_close(out, np.full((5, 8), 1.0 / 8), dtype="float32")
+
+
+# Every dtype reduce_mean takes on the CPU, eager, in a tf.function and under XLA, over an
+# axis of 32; integers average in their own dtype and truncate (inputs 0..3, so an int8 sum
+# cannot wrap); new names, so the cases above keep their ids.
+@sweep(
+    "{dtype}-{mode}-sweep",
+    dtype=[
+        "float16",
+        "bfloat16",
+        "float32",
+        "float64",
+        "complex64",
+        "complex128",
+        "int8",
+        "int16",
+        "int32",
+        "int64",
+        "uint8",
+    ],
+    mode=["eager", "graph", "xla"],
+)
+def mean_dtypes(ctx, dtype, mode):
+    import tensorflow as tf
+    from tfhelp import INTS, check_swept, draw, placed
+
+    x, exact = placed(ctx, draw(ctx, (16, 32), dtype, 0 if dtype in INTS else -3, 4), dtype)
+    out = ctx.measure(by_mode(ctx, lambda t: tf.math.reduce_mean(t, axis=1), mode), x)
+    if dtype in INTS:
+        expected = np.sum(exact.astype("int64"), axis=1) // 32
+    else:
+        expected = np.mean(exact, axis=1)
+    check_swept(ctx, out, expected, scale=8.0)
+
+
+@sweep(
+    "grad-{dtype}-{mode}-sweep",
+    dtype=["bfloat16", "float32", "float64"],
+    mode=["eager", "graph", "xla"],
+)
+def mean_grad_dtypes(ctx, dtype, mode):
+    import tensorflow as tf
+    from tfhelp import swept_grad
+
+    swept_grad(ctx, lambda t: tf.math.reduce_mean(t * t), lambda x: 2 * x / x.size, dtype, mode)

@@ -3,7 +3,7 @@
 import numpy as np
 from tfhelp import by_mode, raises
 
-from portbench_runner.api import case
+from portbench_runner.api import case, sweep
 
 
 @case("float32-infer", dtype="float32", shape=(6, 8), new=(-1, 4))
@@ -55,3 +55,36 @@ def reshape_grad(ctx):
 
     out = ctx.measure(grad)
     ctx.check_close(out, w.reshape(2, 6), dtype="float32")
+
+
+# Every dtype tf.reshape moves on the CPU (exact), eager, in a tf.function and under XLA,
+# with a -1 dimension; new names, so the cases above keep their ids.
+@sweep(
+    "{dtype}-{mode}-sweep",
+    dtype=[
+        "bool",
+        "int8",
+        "int16",
+        "int32",
+        "int64",
+        "uint8",
+        "uint16",
+        "uint32",
+        "uint64",
+        "float16",
+        "bfloat16",
+        "float32",
+        "float64",
+        "complex64",
+        "complex128",
+    ],
+    mode=["eager", "graph", "xla"],
+)
+def reshape_dtypes(ctx, dtype, mode):
+    import tensorflow as tf
+    from tfhelp import draw, placed
+
+    x, exact = placed(ctx, draw(ctx, (4, 6, 5), dtype, 0, 9), dtype)
+    out = ctx.measure(by_mode(ctx, lambda t: tf.reshape(t, (-1, 10)), mode), x)
+    ctx.check(out.dtype.name == dtype, f"dtype {out.dtype.name}, not {dtype}", "type")
+    ctx.check_equal(out, exact.reshape(-1, 10))

@@ -81,3 +81,16 @@ def scatter_grad(ctx):
     mask[0, 0] = mask[2, 1] = 0.0
     ctx.check_close(gt, mask, dtype="float32", what="d/dtensor")
     ctx.check_close(gu, np.full(2, 2.0), dtype="float32", what="d/dupdates")
+
+
+@case("string-elements")
+def scatter_strings(ctx):
+    import tensorflow as tf
+
+    # The study's testTensorScatterUpdateWithStrings: string tensors have no GPU/TPU kernel.
+    with ctx.on_device():
+        base = tf.constant(["a", "b", "c", "d"])
+        updates = tf.constant(["x", "y"])
+        indices = tf.constant([[1], [3]])
+    out = ctx.measure(tf.tensor_scatter_nd_update, base, indices, updates)
+    ctx.check_equal(out, np.array([b"a", b"x", b"c", b"y"], dtype=object))

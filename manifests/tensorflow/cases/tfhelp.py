@@ -76,3 +76,78 @@ class Box:
 def boxed(fn):
     """``fn`` returning its result in a :class:`Box`."""
     return lambda *args, **kwargs: Box(fn(*args, **kwargs))
+
+
+# -- sweeps: one dtype in one mode against a float64 reference ----------------------------
+INTS = ("int8", "int16", "int32", "int64", "uint8", "uint16", "uint32", "uint64")
+#: (rtol = atol) of a swept elementwise case, by the dtype of the output.
+SWEEP_RTOL = {
+    "float16": 2e-3,
+    "bfloat16": 2e-2,
+    "float32": 2e-5,
+    "float64": 1e-12,
+    "complex64": 2e-5,
+    "complex128": 1e-12,
+}
+
+
+def draw(ctx, shape, dtype, lo=-3.0, hi=3.0):
+    """Random inputs of ``dtype`` in [lo, hi) (unsigned from 0), seeded per case; bfloat16 is
+    drawn in float32 and rounded on the device."""
+    if dtype in INTS:
+        low = max(int(lo), 0) if dtype.startswith("u") else int(lo)
+        return ctx.rng.integers(low, int(hi), size=shape).astype(dtype)
+    if dtype == "bool":
+        return ctx.rng.random(shape) > 0.5
+    if dtype in ("complex64", "complex128"):
+        both = ctx.rng.uniform(lo, hi, size=shape) + 1j * ctx.rng.uniform(lo, hi, size=shape)
+        return both.astype(dtype)
+    return ctx.rng.uniform(lo, hi, size=shape).astype("float32" if dtype == "bfloat16" else dtype)
+
+
+def placed(ctx, x, dtype):
+    """(tensor on the device, its exact values on the host: floats as float64, complex as
+    complex128, integers and bool as they are)."""
+    import numpy as np
+
+    tensor = ctx.put(x, dtype=dtype)
+    host = np.asarray(ctx.to_numpy(tensor))
+    if host.dtype.kind == "c":
+        return tensor, host.astype("complex128")
+    return tensor, host.astype("float64") if host.dtype.kind == "f" else host
+
+
+def out_dtype(out):
+    dtype = getattr(out, "dtype", None)
+    return getattr(dtype, "name", str(dtype))
+
+
+def check_swept(ctx, out, expected, scale=1.0):
+    """An output against its reference by the output's own dtype: integers, bool and strings
+    exactly, floats within ``SWEEP_RTOL`` times ``scale``."""
+    import numpy as np
+
+    name = out_dtype(out)
+    if name not in SWEEP_RTOL:
+        ctx.check_equal(out, np.asarray(expected).astype(name))
+        return
+    r = SWEEP_RTOL[name] * scale
+    ctx.check_close(out, expected, rtol=r, atol=r)
+
+
+def swept_grad(ctx, fn, dref, dtype, mode, lo=-3.0, hi=3.0, scale=1.0, shape=(64,)):
+    """The GradientTape gradient of sum(fn(x)) in one dtype and mode against the analytic
+    derivative; the gradient keeps the input's dtype."""
+    import tensorflow as tf
+
+    x, exact = placed(ctx, draw(ctx, shape, dtype, lo, hi), dtype)
+
+    def grad(v):
+        with tf.GradientTape() as tape:
+            tape.watch(v)
+            y = tf.reduce_sum(fn(v))
+        return tape.gradient(y, v)
+
+    out = ctx.measure(by_mode(ctx, grad, mode), x)
+    ctx.check(out_dtype(out) == dtype, f"the gradient is {out_dtype(out)}, not {dtype}", "type")
+    check_swept(ctx, out, dref(exact), scale)

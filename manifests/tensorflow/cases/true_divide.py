@@ -3,7 +3,7 @@
 import numpy as np
 from tfhelp import bf16_round, by_mode
 
-from portbench_runner.api import case
+from portbench_runner.api import case, sweep
 
 
 @case("float32-eager", dtype="float32")
@@ -71,3 +71,59 @@ def truediv_grad(ctx):
     gx, gy = ctx.measure(grads)
     ctx.check_close(gx, 1.0 / y_np, dtype="float64", what="d/dx")
     ctx.check_close(gy, -x_np / y_np**2, dtype="float64", what="d/dy")
+
+
+# Every dtype truediv takes on the CPU (integers give a float), eager, in a tf.function and
+# under XLA, with a broadcast row and its gradient; new names, so the cases above keep
+# their ids.
+@sweep(
+    "{dtype}-{mode}-sweep",
+    dtype=[
+        "float16",
+        "bfloat16",
+        "float32",
+        "float64",
+        "complex64",
+        "complex128",
+        "int8",
+        "int16",
+        "int32",
+        "int64",
+        "uint8",
+    ],
+    mode=["eager", "graph", "xla"],
+)
+def truediv_dtypes(ctx, dtype, mode):
+    import tensorflow as tf
+    from tfhelp import INTS, check_swept, draw, placed
+
+    ints = dtype in INTS
+    a, a_exact = placed(
+        ctx, draw(ctx, (16, 24), dtype, -20 if ints else -3, 20 if ints else 3), dtype
+    )
+    b, b_exact = placed(ctx, draw(ctx, (24,), dtype, 1 if ints else 0.5, 9 if ints else 3), dtype)
+    out = ctx.measure(by_mode(ctx, tf.math.truediv, mode), a, b)
+    check_swept(
+        ctx, out, a_exact.astype("complex128" if "complex" in dtype else "float64") / b_exact
+    )
+
+
+@sweep(
+    "grad-{dtype}-{mode}-sweep",
+    dtype=["bfloat16", "float32", "float64"],
+    mode=["eager", "graph", "xla"],
+)
+def truediv_grad_dtypes(ctx, dtype, mode):
+    import tensorflow as tf
+    from tfhelp import swept_grad
+
+    swept_grad(
+        ctx,
+        lambda t: tf.math.truediv(1.0 + 0 * t, t),
+        lambda x: -1 / x**2,
+        dtype,
+        mode,
+        lo=0.5,
+        hi=3,
+        scale=2.0,
+    )

@@ -3,7 +3,7 @@
 import numpy as np
 from tfhelp import by_mode
 
-from portbench_runner.api import case
+from portbench_runner.api import case, sweep
 
 
 @case("float32-default", dtype=None, shape=(4, 5))
@@ -39,3 +39,34 @@ def zeros_string(ctx):
 
     out = ctx.measure(tf.zeros, (2, 3), dtype=tf.string)
     ctx.check_equal(out, np.full((2, 3), b"", dtype=object))
+
+
+# Every numeric dtype tf.zeros makes on the CPU, eager, in a tf.function and under XLA;
+# new names, so the cases above keep their ids.
+@sweep(
+    "{dtype}-{mode}-sweep",
+    dtype=[
+        "bool",
+        "int8",
+        "int16",
+        "int32",
+        "int64",
+        "uint8",
+        "uint16",
+        "uint32",
+        "uint64",
+        "float16",
+        "bfloat16",
+        "float32",
+        "float64",
+        "complex64",
+        "complex128",
+    ],
+    mode=["eager", "graph", "xla"],
+)
+def zeros_dtypes(ctx, dtype, mode):
+    import tensorflow as tf
+
+    out = ctx.measure(by_mode(ctx, lambda: tf.zeros((5, 7), dtype=getattr(tf, dtype)), mode))
+    ctx.check(out.dtype.name == dtype, f"dtype {out.dtype.name}, not {dtype}", "type")
+    ctx.check_equal(out, np.zeros((5, 7)))

@@ -2,7 +2,17 @@
 
 import numpy as np
 
-RTOL = {"float16": 2e-3, "bfloat16": 2e-2, "float32": 2e-5, "float64": 1e-12}
+RTOL = {
+    "float16": 2e-3,
+    "bfloat16": 2e-2,
+    "float32": 2e-5,
+    "float64": 1e-12,
+    "complex64": 2e-5,
+    "complex128": 1e-12,
+}
+#: The dtype families a sweep draws from (module constants must be literals in case files,
+#: so case files repeat the lists they sweep; these are for helpers).
+INTS = ("int8", "int16", "int32", "int64", "uint8")
 
 
 def host_dtype(dtype):
@@ -15,6 +25,9 @@ def draw(ctx, shape, dtype="float32", lo=-3.0, hi=3.0):
         return ctx.rng.integers(int(lo), int(hi), size=shape).astype(dtype)
     if dtype == "bool":
         return ctx.rng.random(shape) > 0.5
+    if dtype in ("complex64", "complex128"):
+        real = ctx.rng.uniform(lo, hi, size=shape) + 1j * ctx.rng.uniform(lo, hi, size=shape)
+        return real.astype(dtype)
     return ctx.rng.uniform(lo, hi, size=shape).astype(host_dtype(dtype))
 
 
@@ -22,6 +35,8 @@ def placed(ctx, x, dtype="float32", requires_grad=False):
     """(tensor on the device, its exact values on the host; floats as float64)."""
     tensor = ctx.put(x, dtype=dtype, requires_grad=requires_grad)
     host = np.asarray(ctx.to_numpy(tensor))
+    if host.dtype.kind == "c":
+        return tensor, host.astype("complex128")
     return tensor, host.astype("float64") if host.dtype.kind == "f" else host
 
 

@@ -3,7 +3,7 @@
 import numpy as np
 from _torchhelp import RTOL, draw, placed
 
-from portbench_runner.api import case
+from portbench_runner.api import case, sweep
 
 
 @case("float32", dtype="float32")
@@ -33,3 +33,36 @@ def addr_bool(ctx):
     v1 = ctx.put(np.array([True, False]))
     v2 = ctx.put(np.array([False, True]))
     ctx.check_equal(ctx.measure(torch.addr, m, v1, v2), [[True, True], [False, False]])
+
+
+# The study's tests sweep every float, complex and integer dtype (its TPU report fails
+# float16, bfloat16, float32, complex64/128 and every integer width).
+@sweep(
+    "{dtype}-sweep",
+    dtype=["float16", "float32", "complex64", "complex128", "int8", "int16", "int32", "uint8"],
+)
+def addr_dtypes(ctx, dtype):
+    import torch
+
+    lo, hi = (0, 4) if dtype == "uint8" else (-4, 4)
+    m, m_h = placed(ctx, draw(ctx, (50, 50), dtype, lo, hi), dtype)
+    v1, v1_h = placed(ctx, draw(ctx, (50,), dtype, lo, hi), dtype)
+    v2, v2_h = placed(ctx, draw(ctx, (50,), dtype, 0, 3), dtype)
+    out = ctx.measure(torch.addr, m, v1, v2)
+    expected = m_h + np.outer(v1_h, v2_h)
+    if dtype.startswith(("int", "uint")):
+        ctx.check_equal(out, expected.astype(dtype))  # wraps like the dtype does
+    else:
+        ctx.check_close(out, expected, rtol=RTOL[dtype] * 10, atol=RTOL[dtype] * 10)
+
+
+@sweep("out-{dtype}", dtype=["float32", "int64"])
+def addr_out(ctx, dtype):
+    import torch
+
+    m, m_h = placed(ctx, draw(ctx, (8, 8), dtype), dtype)
+    v, v_h = placed(ctx, draw(ctx, (8,), dtype), dtype)
+    out = ctx.put(np.zeros((8, 8), dtype=dtype))
+    result = ctx.measure(torch.addr, m, v, v, out=out, warm=False)
+    ctx.check(result.data_ptr() == out.data_ptr(), "out= returns the tensor it was given", "other")
+    ctx.check_close(out, m_h + np.outer(v_h, v_h), rtol=1e-5, atol=1e-5)

@@ -2,7 +2,7 @@
 
 import numpy as np
 
-from portbench_runner.api import case
+from portbench_runner.api import case, sweep
 
 
 @case("float32-dim0", dtype="float32", dim=0)
@@ -70,3 +70,36 @@ def cat_compiled(ctx):
     fn = ctx.compiled(lambda x, y: torch.cat([x, y], dim=1))
     out = ctx.measure(fn, *(ctx.put(p) for p in parts))
     ctx.check_close(out, np.concatenate(parts, axis=1), dtype="float32")
+
+
+@sweep(
+    "{dtype}-sweep",
+    dtype=["float16", "complex64", "complex128", "int8", "int16", "int32", "uint8"],
+)
+def cat_dtypes(ctx, dtype):
+    import torch
+    from _torchhelp import draw, placed
+
+    a, a_h = placed(ctx, draw(ctx, (3, 4), dtype, 0, 9), dtype)
+    b, b_h = placed(ctx, draw(ctx, (2, 4), dtype, 0, 9), dtype)
+    ctx.check_equal(ctx.measure(torch.cat, [a, b]), np.concatenate([a_h, b_h]))
+
+
+@sweep("{form}", form=["out", "empty-legacy", "channels-last"])
+def cat_forms(ctx, form):
+    import torch
+
+    a_np = ctx.rng.standard_normal((2, 3, 4, 5)).astype("float32")
+    a = ctx.put(a_np)
+    if form == "out":
+        buf = ctx.put(np.zeros((4, 3, 4, 5), dtype="float32"))
+        ctx.measure(torch.cat, [a, a], out=buf, warm=False)
+        ctx.check_equal(buf, np.concatenate([a_np, a_np]))
+    elif form == "empty-legacy":
+        # A 1-d empty tensor is skipped whatever the other inputs' shape (legacy behaviour).
+        empty = ctx.put(np.zeros((0,), dtype="float32"))
+        ctx.check_equal(ctx.measure(torch.cat, [a, empty]), a_np)
+    else:
+        cl = a.contiguous(memory_format=torch.channels_last)
+        out = ctx.measure(torch.cat, [cl, cl], dim=1)
+        ctx.check_equal(out, np.concatenate([a_np, a_np], axis=1))

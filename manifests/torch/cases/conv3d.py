@@ -3,7 +3,7 @@ dtypes, autograd."""
 
 import numpy as np
 
-from portbench_runner.api import case
+from portbench_runner.api import case, sweep
 
 
 def correlate3d(x, w, b, stride=1, padding=0, groups=1):
@@ -67,3 +67,28 @@ def conv3d_backward(ctx):
         return x.grad
 
     ctx.check_close(ctx.measure(backward), np.full((1, 1, 3, 3, 3), 2.0), dtype="float32")
+
+
+# As torch's own test_conv_empty_channel (_test_module_empty_input, check_size=False): a
+# convolution over zero input channels runs forward and backward, and every gradient is zero.
+# The output's shape is not asserted there, and torch's CPU gives (N, 0, ...) not (N, C_out,
+# ...): the bias gets no gradient because it is not added to an empty output.
+@sweep("empty-channel-{dtype}", dtype=["float32", "complex64"])
+def conv3d_empty_channel(ctx, dtype):
+    import torch
+
+    torch.manual_seed(ctx.seed)
+    conv = torch.nn.Conv3d(0, 4, 3).to(device=ctx.device, dtype=getattr(torch, dtype))
+    x = ctx.put(np.zeros((2, 0, 5, 5, 5), dtype=dtype), requires_grad=True)
+
+    def forward_backward():
+        x.grad = None
+        conv.zero_grad(set_to_none=True)
+        out = conv(x)
+        out.backward(torch.ones_like(out))
+        return x.grad, conv.weight.grad, conv.bias.grad
+
+    grad_x, grad_w, grad_b = ctx.measure(forward_backward)
+    ctx.check_equal(grad_x, np.zeros((2, 0, 5, 5, 5), dtype=dtype), what="input gradient")
+    ctx.check_equal(grad_w, np.zeros((4, 0, 3, 3, 3), dtype=dtype), what="weight gradient")
+    ctx.check_equal(grad_b, np.zeros(4, dtype=dtype), what="bias gradient")

@@ -11,6 +11,7 @@ from portbench_runner.api import case
 @case("float64", p=0.3, dtype="float64")
 @case("large", p=0.5, n=1_000_000)
 def dropout_train(ctx, p, dtype="float32", n=100_000):
+    ctx.not_comparable("draws from the device's random generator")
     import torch
     import torch.nn.functional as F
 
@@ -23,6 +24,7 @@ def dropout_train(ctx, p, dtype="float32", n=100_000):
 
 @case("not-training-is-identity")
 def dropout_eval(ctx):
+    ctx.not_comparable("draws from the device's random generator")
     import torch.nn.functional as F
 
     x = ctx.rng.standard_normal(100).astype("float32")
@@ -31,6 +33,7 @@ def dropout_eval(ctx):
 
 @case("edges-p0-p1")
 def dropout_edges(ctx):
+    ctx.not_comparable("draws from the device's random generator")
     import torch.nn.functional as F
 
     x = ctx.put(np.ones(10, dtype="float32"))
@@ -41,6 +44,7 @@ def dropout_edges(ctx):
 
 @case("grad-follows-mask")
 def dropout_grad(ctx):
+    ctx.not_comparable("draws from the device's random generator")
     import torch
     import torch.nn.functional as F
 

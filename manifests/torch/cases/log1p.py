@@ -3,7 +3,7 @@
 import numpy as np
 from _torchhelp import grad_matches, unary
 
-from portbench_runner.api import case
+from portbench_runner.api import case, sweep
 
 
 @case("float32", dtype="float32")
@@ -40,3 +40,54 @@ def log1p_sparse(ctx):
     sparse = ctx.put(dense).to_sparse()
     out = ctx.measure(torch.log1p, sparse)
     ctx.check_close(out.to_dense(), np.log1p(dense.astype("float64")), dtype="float32")
+
+
+# Every dtype torch.log1p takes on the CPU (integers promote to the default float), in each
+# mode, and the argument forms users rely on: out=, in-place, a non-contiguous view.
+@sweep(
+    "{dtype}-{mode}-sweep",
+    dtype=["float16", "bfloat16", "float32", "float64", "int8", "int16", "int32", "int64", "uint8"],
+    mode=["eager", "compiled"],
+)
+def log1p_dtypes(ctx, dtype, mode):
+    import torch
+    from _torchhelp import RTOL, draw, placed
+
+    x, x_h = placed(ctx, draw(ctx, (257,), dtype, 0, 9), dtype)
+    out = ctx.measure(ctx.in_mode(mode, torch.log1p), x)
+    ref_dtype = dtype if dtype in RTOL else "float32"
+    ctx.check_close(
+        out, np.log1p(x_h.astype("float64")), rtol=RTOL[ref_dtype], atol=RTOL[ref_dtype]
+    )
+
+
+@sweep("{form}", form=["out", "in-place", "non-contiguous"])
+def log1p_forms(ctx, form):
+    import torch
+
+    x_np = ctx.rng.uniform(0, 4, size=(16, 32)).astype("float32")
+    x = ctx.put(x_np)
+    expected = np.log1p(x_np.astype("float64"))
+    if form == "out":
+        buf = ctx.put(np.zeros((16, 32), dtype="float32"))
+        ctx.measure(torch.log1p, x, out=buf, warm=False)
+        result = buf
+    elif form == "in-place":
+        result = ctx.measure(torch.Tensor.log1p_, x, warm=False)
+    else:
+        view = x.t()  # a transposed view: strides (1, 32)
+        ctx.check(not view.is_contiguous(), "the input is a non-contiguous view", "other")
+        result = ctx.measure(torch.log1p, view)
+        expected = expected.T
+    ctx.check_close(result, expected, dtype="float32")
+
+
+@sweep("sparse-coo-{dtype}", dtype=["float64", "int64"])
+def log1p_sparse_dtypes(ctx, dtype):
+    import torch
+
+    dense = np.zeros((4, 5), dtype=dtype)
+    dense[1, 2], dense[3, 0] = 1, 2
+    sparse = ctx.put(dense).to_sparse()
+    out = ctx.measure(torch.log1p, sparse)
+    ctx.check_close(out.to_dense(), np.log1p(dense.astype("float64")), rtol=1e-6, atol=1e-6)

@@ -2,7 +2,7 @@
 
 import numpy as np
 
-from portbench_runner.api import case
+from portbench_runner.api import case, sweep
 
 
 @case("full-rank", n=20, rank=20)
@@ -31,3 +31,15 @@ def matrix_rank_tol(ctx):
     a = np.diag([1.0, 1e-3, 1e-8])
     kwargs = {"atol": 1e-4} if ctx.version_at_least("1.11") else {"tol": 1e-4}
     ctx.check_equal(ctx.measure(torch.linalg.matrix_rank, ctx.put(a), **kwargs), 2)
+
+
+@sweep("{dtype}-sweep", dtype=["float32", "complex64", "complex128"])
+def matrix_rank_dtypes(ctx, dtype):
+    import torch
+
+    left, right = ctx.rng.standard_normal((10, 4)), ctx.rng.standard_normal((4, 10))
+    if dtype.startswith("complex"):  # complex factors, so the product keeps rank 4
+        left = left + 1j * ctx.rng.standard_normal((10, 4))
+        right = right + 1j * ctx.rng.standard_normal((4, 10))
+    a = left @ right
+    ctx.check_equal(ctx.measure(torch.linalg.matrix_rank, ctx.put(a.astype(dtype))), 4)

@@ -7,6 +7,7 @@ from portbench_runner.api import case
 
 @case("with-replacement-frequencies")
 def multinomial_frequencies(ctx):
+    ctx.not_comparable("draws from the device's random generator")
     import torch
 
     weights = np.array([1.0, 2.0, 7.0], dtype="float32")
@@ -18,6 +19,7 @@ def multinomial_frequencies(ctx):
 
 @case("without-replacement-distinct")
 def multinomial_distinct(ctx):
+    ctx.not_comparable("draws from the device's random generator")
     import torch
 
     torch.manual_seed(ctx.seed)
@@ -27,6 +29,7 @@ def multinomial_distinct(ctx):
 
 @case("zero-weight-never-drawn")
 def multinomial_zero(ctx):
+    ctx.not_comparable("draws from the device's random generator")
     import torch
 
     torch.manual_seed(ctx.seed)
@@ -43,6 +46,7 @@ def multinomial_zero(ctx):
 
 @case("batched-float64")
 def multinomial_batched(ctx):
+    ctx.not_comparable("draws from the device's random generator")
     import torch
 
     torch.manual_seed(ctx.seed)

@@ -11,6 +11,7 @@ from portbench_runner.api import case
 @case("n0", n=0)
 @case("int32", n=500, dtype="int32")
 def randperm_values(ctx, n, dtype="int64"):
+    ctx.not_comparable("draws from the device's random generator")
     import torch
 
     gen = torch.Generator(device=ctx.device)
@@ -24,6 +25,7 @@ def randperm_values(ctx, n, dtype="int64"):
 
 @case("seeded-is-deterministic")
 def randperm_seeded(ctx):
+    ctx.not_comparable("draws from the device's random generator")
     import torch
 
     def draw(seed):

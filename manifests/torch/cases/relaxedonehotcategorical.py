@@ -11,6 +11,7 @@ from portbench_runner.api import case
 @case("samples-on-simplex")
 @case("samples-on-simplex-float64", dtype="float64")
 def relaxed_simplex(ctx, dtype="float32"):
+    ctx.not_comparable("draws from the device's random generator")
     import torch
     from torch.distributions import RelaxedOneHotCategorical
 
@@ -27,6 +28,7 @@ def relaxed_simplex(ctx, dtype="float32"):
 
 @case("low-temperature-approaches-categorical")
 def relaxed_low_temperature(ctx):
+    ctx.not_comparable("draws from the device's random generator")
     import torch
     from torch.distributions import RelaxedOneHotCategorical
 
@@ -43,6 +45,7 @@ def relaxed_low_temperature(ctx):
 
 @case("log-prob-density")
 def relaxed_log_prob(ctx):
+    ctx.not_comparable("draws from the device's random generator")
     from torch.distributions import RelaxedOneHotCategorical
 
     t, p = 0.7, np.array([0.25, 0.25, 0.5])

@@ -2,7 +2,7 @@
 
 import numpy as np
 
-from portbench_runner.api import case
+from portbench_runner.api import case, sweep
 
 
 def _trained_bn(ctx, channels=4):
@@ -44,3 +44,25 @@ def reset_eval(ctx):
     out = bn(ctx.put(x))
     # Mean 0, variance 1: eval normalizes by sqrt(1 + eps).
     ctx.check_close(out.detach(), x / np.sqrt(1 + bn.eps), dtype="float32")
+
+
+@sweep("{dtype}-simple-average", dtype=["bfloat16", "float32", "float64"])
+def reset_then_average(ctx, dtype):
+    import torch
+
+    # momentum=None: a cumulative average of the batch statistics after a reset.
+    bn = torch.nn.BatchNorm1d(3, momentum=None).to(device=ctx.device, dtype=getattr(torch, dtype))
+    bn.reset_running_stats()
+    batches = [ctx.rng.standard_normal((8, 3)).astype("float32") for _ in range(2)]
+    placed = [ctx.put(b, dtype=dtype) for b in batches]
+
+    def train():
+        bn.reset_running_stats()
+        for b in placed:
+            bn(b)
+        return bn.running_mean
+
+    out = ctx.measure(train, warm=False)
+    means = [ctx.to_numpy(p).astype("float64").mean(axis=0) for p in placed]
+    tol = 2e-2 if dtype == "bfloat16" else 1e-5
+    ctx.check_close(out, np.mean(means, axis=0), rtol=tol, atol=tol)

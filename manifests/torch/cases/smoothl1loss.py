@@ -2,7 +2,7 @@
 
 import numpy as np
 
-from portbench_runner.api import case
+from portbench_runner.api import case, sweep
 
 
 def _reference(x, y, beta=1.0):
@@ -41,3 +41,39 @@ def smooth_l1_grad(ctx):
         return x.grad
 
     ctx.check_close(ctx.measure(backward), np.clip(x_np, -1, 1), dtype="float32")
+
+
+# The study's T4 report: `"smooth_l1_cuda" not implemented for 'BFloat16'` (torch 1.12).
+@sweep(
+    "{dtype}-{reduction}-{mode}",
+    dtype=["float16", "bfloat16", "float32", "float64"],
+    reduction=["mean", "none"],
+    mode=["eager", "compiled"],
+)
+def smooth_l1_dtypes(ctx, dtype, reduction, mode):
+    import torch
+    from _torchhelp import RTOL, draw, placed
+
+    x, x_h = placed(ctx, draw(ctx, (257,), dtype), dtype)
+    y, y_h = placed(ctx, draw(ctx, (257,), dtype), dtype)
+    loss = torch.nn.SmoothL1Loss(reduction=reduction)
+    out = ctx.measure(ctx.in_mode(mode, loss), x, y)
+    ref = _reference(x_h, y_h)
+    expected = ref.mean() if reduction == "mean" else ref
+    ctx.check_close(out, expected, rtol=RTOL[dtype] * 5, atol=RTOL[dtype] * 5)
+
+
+@sweep("grad-{dtype}", dtype=["bfloat16", "float64"])
+def smooth_l1_grad_dtypes(ctx, dtype):
+    import torch
+    from _torchhelp import placed
+
+    x, x_h = placed(ctx, np.array([0.25, -0.5, 3.0, -4.0], dtype="float32"), dtype, True)
+    zeros = ctx.put(np.zeros(4, dtype="float32"), dtype=dtype)
+
+    def backward():
+        x.grad = None
+        torch.nn.SmoothL1Loss(reduction="sum")(x, zeros).backward()
+        return x.grad
+
+    ctx.check_close(ctx.measure(backward), np.clip(x_h, -1, 1), rtol=1e-2, atol=1e-2)

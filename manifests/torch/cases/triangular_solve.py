@@ -2,7 +2,7 @@
 
 import numpy as np
 
-from portbench_runner.api import case
+from portbench_runner.api import case, sweep
 
 
 def _triangular(ctx, n, upper, batch=()):
@@ -29,3 +29,18 @@ def triangular_solve_values(ctx, upper, transpose=False, dtype="float64", batch=
     ctx.check_close(
         a64 @ ctx.to_numpy(x).astype("float64"), b.astype("float64"), rtol=tol, atol=tol
     )
+
+
+@sweep("{dtype}-sweep", dtype=["complex64", "complex128"])
+def triangular_solve_complex(ctx, dtype):
+    import torch
+
+    n = 5
+    a_np = np.triu(ctx.rng.standard_normal((n, n)) + 1j * ctx.rng.standard_normal((n, n)))
+    a_np += 4 * np.eye(n)
+    b_np = ctx.rng.standard_normal((n, 2)) + 1j * ctx.rng.standard_normal((n, 2))
+    out = ctx.measure(
+        torch.triangular_solve, ctx.put(b_np.astype(dtype)), ctx.put(a_np.astype(dtype))
+    )
+    tol = 1e-4 if dtype == "complex64" else 1e-10
+    ctx.check_close(out.solution, np.linalg.solve(a_np, b_np), rtol=tol, atol=tol)

@@ -11,6 +11,7 @@ from portbench_runner.api import case
 @case("gain-relu", shape=(256, 256), gain="relu")
 @case("float64", shape=(300, 200), dtype="float64")
 def xavier_values(ctx, shape, gain=None, dtype="float32"):
+    ctx.not_comparable("draws from the device's random generator")
     import torch
 
     torch.manual_seed(ctx.seed)
@@ -31,6 +32,7 @@ def xavier_values(ctx, shape, gain=None, dtype="float32"):
 
 @case("one-d-refused")
 def xavier_1d(ctx):
+    ctx.not_comparable("draws from the device's random generator")
     import torch
 
     w = ctx.put(np.zeros(10, dtype="float32"))

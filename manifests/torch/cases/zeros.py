@@ -2,7 +2,7 @@
 
 import numpy as np
 
-from portbench_runner.api import case
+from portbench_runner.api import case, sweep
 
 
 @case("float32-2d", shape=(64, 32), dtype="float32")
@@ -29,3 +29,21 @@ def zeros_grad(ctx):
     ctx.check(
         out.requires_grad and out.is_leaf, "zeros(requires_grad=True) is not a leaf requiring grad"
     )
+
+
+@sweep("{dtype}-sweep", dtype=["float16", "complex64", "int8", "uint8"])
+def zeros_dtypes(ctx, dtype):
+    import torch
+
+    out = ctx.measure(torch.zeros, (3, 4), dtype=getattr(torch, dtype), device=ctx.device)
+    ctx.check_equal(out, np.zeros((3, 4), dtype=dtype))
+
+
+@sweep("like-{dtype}", dtype=["float16", "float64", "int64"])
+def zeros_like_dtypes(ctx, dtype):
+    import torch
+
+    # zeros_like(float64 input, dtype=...): a cast the study's TPU report failed on.
+    x = ctx.put(ctx.rng.standard_normal((3, 4)))
+    out = ctx.measure(torch.zeros_like, x, dtype=getattr(torch, dtype))
+    ctx.check_equal(out, np.zeros((3, 4), dtype=dtype))

@@ -15,6 +15,7 @@ from ..cellrun import BenchRequest, BuildOptions, CellRunResult, run_cell
 from ..errors import UsageError
 from ..plan import (
     DEFAULT_CASE_TIMEOUT_S,
+    DEFAULT_CELL_BUDGET_S,
     DEFAULT_SEED,
     FALLBACK_MODES,
     LOWERING_PLATFORMS,
@@ -86,6 +87,14 @@ def register(subparsers: Any) -> None:
         "(default: the cell's own; lowering needs no such hardware)",
     )
     parser.add_argument(
+        "--cell-budget",
+        type=float,
+        default=None,
+        metavar="SECONDS",
+        help=f"the cell's wall-time cap: warm timing is thinned to end near it, every case "
+        f"still runs (default: {DEFAULT_CELL_BUDGET_S:g}; 0: no cap)",
+    )
+    parser.add_argument(
         "--python",
         default=None,
         help="host profile: the interpreter whose installed frameworks run the cell",
@@ -109,15 +118,29 @@ def register(subparsers: Any) -> None:
 
 
 def summary_table(cell_id: str, result: CellRunResult) -> Table:
+    """Function and case outcomes; "fails on the CPU too" counts the functions in that bucket
+    and, of the failed cases, those whose CPU twin failed as well (always 0 on the CPU)."""
     table = Table(title=f"{cell_id}: {result.wall_s:.1f} s")
     table.add_column("level")
-    for name in ("pass", "partial/fail", "complete/skip", "untested/error"):
+    for name in ("pass", "partial/fail", "complete/skip", "untested/error", "fails on the CPU too"):
         table.add_column(name, justify="right")
     c, f = result.case_counts, result.function_counts
     table.add_row(
-        "functions", str(f["pass"]), str(f["partial"]), str(f["complete"]), str(f["untested"])
+        "functions",
+        str(f["pass"]),
+        str(f["partial"]),
+        str(f["complete"]),
+        str(f["untested"]),
+        str(f.get("cpu_too", 0)),
     )
-    table.add_row("cases", str(c["pass"]), str(c["fail"]), str(c["skip"]), str(c["error"]))
+    table.add_row(
+        "cases",
+        str(c["pass"]),
+        str(c["fail"]),
+        str(c["skip"]),
+        str(c["error"]),
+        str(c.get("cpu_too", 0)),
+    )
     return table
 
 
@@ -178,6 +201,7 @@ _PLAN_OPTIONS = {
     "fallback": "--fallback",
     "soft_placement": "--soft-placement",
     "lower_for": "--lower-for",
+    "cell_budget": "--cell-budget",
 }
 
 
@@ -245,6 +269,7 @@ def _new_request(args: argparse.Namespace) -> BenchRequest:
             soft_placement=bool(args.soft_placement),
             lower_for=args.lower_for,
         ),
+        cell_budget_s=DEFAULT_CELL_BUDGET_S if args.cell_budget is None else args.cell_budget,
     )
     return BenchRequest(
         framework=args.framework,

@@ -15,13 +15,20 @@ from collections import Counter, defaultdict
 from pathlib import Path
 from typing import Any
 
+from ..outcomes import FUNCTION_OUTCOMES, OUTCOME_LABELS
 from .latency import case_latencies, geomean, latest_cells
 from .load import Cell
 from .tables import Table
 
 __all__ = ["write_figures"]
 
-COLORS = {"pass": "#4c9a2a", "partial": "#e0a100", "complete": "#c0392b", "untested": "#999999"}
+COLORS = {
+    "pass": "#4c9a2a",
+    "partial": "#e0a100",
+    "complete": "#c0392b",
+    "untested": "#999999",
+    "cpu_too": "#7f8c8d",
+}
 CATEGORY_COLORS = {
     "type": "#1f77b4",
     "not_implemented": "#ff7f0e",
@@ -60,8 +67,8 @@ def portability_figure(table: Table, out: Path) -> list[Path]:
     cells = [row[0] for row in table.rows]
     fig, ax = plt.subplots(figsize=(8, 0.3 * len(cells) + 1.5))
     left = [0.0] * len(cells)
-    for outcome in ("pass", "partial", "complete", "untested"):
-        column = table.headers.index(outcome)
+    for outcome in FUNCTION_OUTCOMES:
+        column = table.headers.index(OUTCOME_LABELS.get(outcome, outcome))
         totals = [max(1, int(row[3])) for row in table.rows]
         share = [100 * int(row[column]) / total for row, total in zip(table.rows, totals)]
         ax.barh(cells, share, left=left, color=COLORS[outcome], label=outcome)

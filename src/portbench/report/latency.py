@@ -315,8 +315,8 @@ def generation_pairs(cells: list[Cell]) -> Table:
             "functions timed on both",
             "newer >=1.5x faster",
             "newer slower",
-            "older pass/partial/complete/untested",
-            "newer pass/partial/complete/untested",
+            "older pass/partial/complete/untested/cpu_too",
+            "newer pass/partial/complete/untested/cpu_too",
         ],
     )
     for a, b in _pairs(cells):
@@ -331,7 +331,7 @@ def generation_pairs(cells: list[Cell]) -> Table:
         def counts(cell: Cell) -> str:
             values = list(cell.function_outcomes().values())
             return "/".join(
-                str(values.count(k)) for k in ("pass", "partial", "complete", "untested")
+                str(values.count(k)) for k in ("pass", "partial", "complete", "untested", "cpu_too")
             )
 
         table.rows.append(

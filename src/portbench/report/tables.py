@@ -7,11 +7,19 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from ..outcomes import FUNCTION_OUTCOMES
+from ..outcomes import FUNCTION_OUTCOMES, OUTCOME_LABELS
 from ..paths import project_root
 from .load import Cell
 
-__all__ = ["Table", "curation", "failures", "portability", "provenance", "strata"]
+__all__ = [
+    "Table",
+    "cpu_too",
+    "curation",
+    "failures",
+    "portability",
+    "provenance",
+    "strata",
+]
 
 
 @dataclass(frozen=True)
@@ -33,7 +41,7 @@ def portability(cells: list[Cell]) -> Table:
             "device",
             "status",
             "functions",
-            *FUNCTION_OUTCOMES,
+            *(OUTCOME_LABELS.get(k, k) for k in FUNCTION_OUTCOMES),
             "pass %",
             "partial %",
             "complete %",
@@ -104,6 +112,33 @@ def failures(cells: list[Cell]) -> Table:
         )
         for (category, stage), n in sorted(counts.items(), key=lambda kv: (-kv[1], str(kv[0]))):
             table.rows.append([cell.name, category, stage, n])
+    return table
+
+
+def cpu_too(cells: list[Cell]) -> Table:
+    """Cases that failed on an accelerator and on the framework's CPU in the same worker:
+    shown apart, never counted as the accelerator's portability failures."""
+    table = Table(
+        "cpu_too",
+        "Fails on the CPU too (left out of the accelerator's verdict)",
+        ["cell", "case", "here", "on the CPU", "message"],
+        note="Each case failed here and when run again on the framework's CPU in the same "
+        "process; its function's verdict counts only the cases the CPU does not fail.",
+    )
+    for cell in cells:
+        for r in cell.records:
+            ref = r.get("cpu_reference")
+            if r["outcome"] != "fail" or not isinstance(ref, dict) or ref.get("outcome") != "fail":
+                continue
+            table.rows.append(
+                [
+                    cell.cell_id,
+                    r["case"],
+                    f"{r.get('stage')}/{r.get('category')}",
+                    f"{ref.get('stage')}/{ref.get('category')}",
+                    str(ref.get("message") or "")[:160],
+                ]
+            )
     return table
 
 

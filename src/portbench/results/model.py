@@ -8,7 +8,9 @@ Record schema history (``"schema"`` in each line of ``results.jsonl``):
       seconds), the warm statistics' interval width
       and bounded samples (``ci95_rel``, ``stopped_by``, ``samples_ms``), the ``harness``
       category (imported study data only), and non-finite numbers written as strings
-      ("NaN", "Infinity", "-Infinity") so every line is standard JSON.
+      ("NaN", "Infinity", "-Infinity") so every line is standard JSON. Later, still 2: the
+      optional ``cpu_reference`` (off the CPU, the same case run on the framework's CPU in
+      the same worker: its outcome, and whether and how far the outputs were compared).
 Both are read; a newer schema is refused with one sentence.
 """
 
@@ -178,6 +180,9 @@ class Timing:
     warm: WarmTiming | None
     warm_s: float | None = None
     """Seconds the warm phase took, calibration included (schema 2)."""
+    warm_cap_s: float | None = None
+    """The warm phase's cap under the cell's wall-time budget, when the plan had one (schema
+    2, later); below the runner's minimum the case was timed cold only (``warm`` null)."""
 
     @classmethod
     def from_json(cls, obj: Any) -> Timing | None:
@@ -185,11 +190,12 @@ class Timing:
             return None
         if not isinstance(obj, dict):
             raise RecordInvalid("'timing' is not an object")
-        warm_s = obj.get("warm_s")
+        warm_s, cap = obj.get("warm_s"), obj.get("warm_cap_s")
         return cls(
             number(obj.get("cold_ms"), "timing.cold_ms"),
             WarmTiming.from_json(obj.get("warm")),
             None if warm_s is None else number(warm_s, "timing.warm_s"),
+            None if cap is None else number(cap, "timing.warm_cap_s"),
         )
 
 
@@ -220,6 +226,8 @@ class CaseRecord:
     rerun: str
     strays_killed: int = 0
     evidence: Mapping[str, Any] | None = None
+    cpu_reference: Mapping[str, Any] | None = None
+    """Off the CPU: the same case on the framework's CPU in the same worker (optional)."""
     raw: Mapping[str, Any] = field(default_factory=dict, repr=False, compare=False)
     """The line as read (schema-1 fields included), for readers that show every field."""
 
@@ -250,6 +258,11 @@ class CaseRecord:
         evidence = obj.get("evidence")
         if evidence is not None and not isinstance(evidence, dict):
             raise RecordInvalid(f"{where}: 'evidence' is not an object")
+        cpu_reference = obj.get("cpu_reference")
+        if cpu_reference is not None and not (
+            isinstance(cpu_reference, dict) and isinstance(cpu_reference.get("outcome"), str)
+        ):
+            raise RecordInvalid(f"{where}: 'cpu_reference' is not an object with an outcome")
         return cls(
             schema=int(schema),
             cell=_need(obj, "cell", str, where),
@@ -274,6 +287,7 @@ class CaseRecord:
             rerun=_need(obj, "rerun", str, where),
             strays_killed=int(obj.get("strays_killed") or 0),
             evidence=evidence,
+            cpu_reference=cpu_reference,
             raw=obj,
         )
 
@@ -281,6 +295,15 @@ class CaseRecord:
     def fallback_marked(self) -> bool:
         """A probe saw this case's work run partly on the host (``evidence.fallback``)."""
         return fallback_seen(self.evidence)
+
+    @property
+    def fails_on_cpu(self) -> bool:
+        """The case failed here and its CPU twin failed too: not this device's failure."""
+        return (
+            self.outcome is Outcome.FAIL
+            and self.cpu_reference is not None
+            and self.cpu_reference.get("outcome") == "fail"
+        )
 
     def to_json(self) -> dict[str, Any]:
         """The record as a JSON object (as read, with its fields checked)."""

@@ -198,3 +198,23 @@ def test_an_os_error_that_is_no_write_error_stays_a_bug(
 
     with pytest.raises(ConnectionResetError):
         _run(monkeypatch, capsys, _raise(ConnectionResetError(errno.ECONNRESET, "reset")))
+
+
+def test_bench_summary_counts_failures_that_the_cpu_shares() -> None:
+    """The "fails on the CPU too" bucket is a column of bench's summary, for functions and
+    for the failed cases whose CPU twin failed as well."""
+    from rich.console import Console
+
+    from portbench.cellrun import CellRunResult
+    from portbench.commands.bench import summary_table
+
+    functions = {"pass": 5, "partial": 1, "complete": 0, "untested": 2, "cpu_too": 3}
+    cases = {"pass": 40, "fail": 7, "skip": 1, "error": 0, "cpu_too": 4}
+    result = CellRunResult(Path("x"), 0, cases, functions, 12.0)
+    console = Console(width=200, record=True)
+    console.print(summary_table("torch/h100/current", result))
+    text = console.export_text()
+    assert "fails on the CPU too" in text
+    rows = {line.split("│")[1].strip(): line for line in text.splitlines() if "│" in line}
+    assert [c.strip() for c in rows["functions"].split("│")[2:7]] == ["5", "1", "0", "2", "3"]
+    assert [c.strip() for c in rows["cases"].split("│")[2:7]] == ["40", "7", "1", "0", "4"]

@@ -32,6 +32,24 @@ def _manifest(tmp_path: Path):
     )
 
 
+def test_the_cell_budget_is_in_the_plan_and_bench_passes_it(tmp_path: Path) -> None:
+    import argparse
+
+    from portbench.commands.bench import _new_request, register
+
+    manifest = _manifest(tmp_path)
+    cell = CellSpec("demo", get_accelerator("cpu"), "current", "venv")
+    assert compile_plan(cell, manifest, [], PlanOptions())["cell_budget_s"] == 540.0
+    off = compile_plan(cell, manifest, [], PlanOptions(cell_budget_s=0))
+    assert off["cell_budget_s"] is None
+    parser = argparse.ArgumentParser()
+    register(parser.add_subparsers())
+    base = ["bench", "--framework", "demo", "--accelerator", "cpu"]
+    assert _new_request(parser.parse_args(base)).options.cell_budget_s == 540.0
+    given = parser.parse_args([*base, "--cell-budget", "120"])
+    assert _new_request(given).options.cell_budget_s == 120.0
+
+
 def test_seeds_are_stable_per_case_id() -> None:
     assert case_seed(1, "f::a") == case_seed(1, "f::a")
     assert case_seed(1, "f::a") != case_seed(1, "f::b")

@@ -159,3 +159,23 @@ def test_adaptive_caps_are_its_own_and_slow_calls_stop_at_its_budget() -> None:
         clock.work, lambda _: None, {"block_min_s": 0.0, "mode": "fixed"}, clock=clock
     )
     assert timing["warm"]["samples"] == 7
+
+
+def test_a_cell_budget_cap_shortens_the_warm_phase_and_is_recorded() -> None:
+    clock = FakeClock(0.4)
+    _, free = time_call(clock.work, lambda _: None, {"max_warm_s": 5.0}, clock=clock)
+    clock = FakeClock(0.4)
+    _, capped = time_call(
+        clock.work, lambda _: None, {"max_warm_s": 5.0, "warm_cap_s": 0.5}, clock=clock
+    )
+    assert "warm_cap_s" not in free
+    assert capped["warm_cap_s"] == 0.5
+    assert capped["warm"]["samples"] < free["warm"]["samples"]
+    assert capped["warm_s"] <= 0.5 + 2 * 0.4  # calibration and one block may overrun the cap
+
+
+def test_a_spent_cell_budget_leaves_only_the_cold_call() -> None:
+    clock = FakeClock(0.001)
+    out, timing = time_call(clock.work, lambda _: None, {"warm_cap_s": 0.0}, clock=clock)
+    assert out == "out" and clock.calls == 1
+    assert timing == {"cold_ms": pytest.approx(1.0), "warm": None, "warm_cap_s": 0.0}
