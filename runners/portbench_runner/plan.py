@@ -3,6 +3,8 @@
 Plan schema history:
   1 - first version.
   2 - ``file_cases`` per function and ``cases_per_worker`` (both optional).
+  3 - ``census`` (optional): a census cell's settings; its functions carry ``census``
+      entries and its cases a ``dtype`` in place of case files.
 """
 
 from __future__ import annotations
@@ -17,7 +19,7 @@ except ImportError:  # pragma: no cover
 
 __all__ = ["PLAN_SCHEMA", "CaseEntry", "Plan", "PlanInvalid", "load_plan", "validate_plan"]
 
-PLAN_SCHEMA = 2
+PLAN_SCHEMA = 3
 
 Plan = Dict[str, Any]
 

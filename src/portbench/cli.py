@@ -29,6 +29,7 @@ COMMAND_MODULES = (
     "portbench.commands.inspect",
     "portbench.commands.matrix",
     "portbench.commands.validate",
+    "portbench.census.commands",
     "portbench.images.commands",
     "portbench.report.commands",
     "portbench.sampling.commands",

@@ -5,6 +5,9 @@ Plan schema history (keep in step with runners/portbench_runner/plan.py):
   2 - ``file_cases`` per function (every case its file registers, as the host reads it, so
       the worker can refuse a file that registers cases at run time); ``cases_per_worker``
       (0: a worker runs cases until it dies; 1: every case in a fresh worker process).
+  3 - ``census`` (census cells only: the database, its version, the listing's hash, the
+      dtypes tried, timing on or off, samples per case, folders the worker adds to its
+      path); census functions carry a ``census`` entry in place of a case file.
 """
 
 from __future__ import annotations
@@ -33,7 +36,7 @@ __all__ = [
     "write_plan",
 ]
 
-PLAN_SCHEMA = 2
+PLAN_SCHEMA = 3
 DEFAULT_SEED = 20230101
 DEFAULT_CASE_TIMEOUT_S = 900.0  # the study's per-test timeout (15 min)
 

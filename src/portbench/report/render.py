@@ -98,6 +98,7 @@ SECTIONS = (
     ("Portability", ("portability", "strata", "failures")),
     ("Latency", ("latency-", "generations")),
     ("Versions", ("versions-",)),
+    ("Census", ("census-",)),
     ("Curation and provenance", ("curation", "provenance")),
 )
 
@@ -167,6 +168,7 @@ SUMMARY_TABLES = (
     "latency-summary",
     "published-latency",
     "generations",
+    "census-summary",
 )
 
 

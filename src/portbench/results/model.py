@@ -34,7 +34,9 @@ __all__ = [
     "WarmTiming",
 ]
 
-RECORD_SCHEMAS = (1, 2)
+#: Record schemas this portbench reads (history in runners/portbench_runner/supervisor.py;
+#: 3 adds the census fields ``source`` and ``census``).
+RECORD_SCHEMAS = (1, 2, 3)
 #: Warm samples kept per case (enough for a rank test between two runs).
 MAX_SAMPLES = 1000
 
@@ -219,6 +221,10 @@ class CaseRecord:
     rerun: str
     strays_killed: int = 0
     evidence: Mapping[str, Any] | None = None
+    source: Mapping[str, Any] | None = None
+    """Census records: the database, its version and the entry the inputs came from."""
+    census: Mapping[str, Any] | None = None
+    """Census records: samples run, agreed and unchecked; the dtype declared or not."""
     raw: Mapping[str, Any] = field(default_factory=dict, repr=False, compare=False)
     """The line as read (schema-1 fields included), for readers that show every field."""
 
@@ -247,8 +253,9 @@ class CaseRecord:
         if "::" not in case:
             raise RecordInvalid(f"{where}: a case id is '<function>::<name>'")
         evidence = obj.get("evidence")
-        if evidence is not None and not isinstance(evidence, dict):
-            raise RecordInvalid(f"{where}: 'evidence' is not an object")
+        for key in ("evidence", "source", "census"):
+            if obj.get(key) is not None and not isinstance(obj[key], dict):
+                raise RecordInvalid(f"{where}: '{key}' is not an object")
         return cls(
             schema=int(schema),
             cell=_need(obj, "cell", str, where),
@@ -273,6 +280,8 @@ class CaseRecord:
             rerun=_need(obj, "rerun", str, where),
             strays_killed=int(obj.get("strays_killed") or 0),
             evidence=evidence,
+            source=obj.get("source"),
+            census=obj.get("census"),
             raw=obj,
         )
 
