@@ -39,6 +39,12 @@ DTYPES = (
 )
 #: Device types whose declared dtypes every listing records (OpInfo declares CPU and CUDA).
 DEVICE_TYPES = ("cpu", "cuda")
+#: Tolerances (rtol, atol) against a float64 reference for half-precision results: those
+#: of torch.testing for the dtype (otherwise the comparison would take the reference's).
+REFERENCE_TOL: Dict[str, Tuple[Optional[float], Optional[float]]] = {
+    "float16": (1e-3, 1e-5),
+    "bfloat16": (1.6e-2, 1e-5),
+}
 #: PyTorch's test_compare_cpu tolerance for device-versus-CPU results.
 COMPARE_CPU_TOL = 1e-3
 #: The test of PyTorch's own suite whose expectations (skips, expected failures) apply to
@@ -246,7 +252,7 @@ def run_entry(
         try:
             if check == "reference":
                 expected = _reference(op, cpu_sample)()
-                tolerance: Tuple[Optional[float], Optional[float]] = (None, None)
+                tolerance = REFERENCE_TOL.get(dtype_name, (None, None))
             else:
                 expected = _call(op, cpu_sample)
                 tolerance = (COMPARE_CPU_TOL, COMPARE_CPU_TOL)
