@@ -20,6 +20,7 @@ import shutil
 import subprocess
 import sys
 import tarfile
+import tempfile
 from dataclasses import replace
 from pathlib import Path
 from typing import Any
@@ -92,25 +93,61 @@ def _overlay(framework: str, console: Console) -> Path:
     return folder
 
 
-def _dockerfile(framework: str) -> bytes:
+def _dockerfile() -> bytes:
+    # The wheels come in the build context: cell builds may have no network (air-gapped
+    # machines build from a wheelhouse), and pip checks them against the lock's hashes.
     return (
         b"ARG CELL_IMAGE\n"
         b"FROM ${CELL_IMAGE}\n"
         b"USER root\n"
-        b"COPY census-lock.txt /etc/portbench/census-lock.txt\n"
-        b"RUN /opt/cell/bin/pip install --no-cache-dir --no-deps --require-hashes "
-        b"--disable-pip-version-check -r /etc/portbench/census-lock.txt\n"
+        b"COPY census/ /etc/portbench/census/\n"
+        b"RUN /opt/cell/bin/pip install --no-cache-dir --no-deps --require-hashes --no-index "
+        b"--disable-pip-version-check --find-links /etc/portbench/census/wheels "
+        b"-r /etc/portbench/census/lock.txt\n"
         b"USER 10001:10001\n"
     )
 
 
-def _context(framework: str, lock: bytes) -> bytes:
+def _wheels(lock: Path, into: Path) -> None:
+    """Download the lock's wheels on the host (checked against their hashes)."""
+    command = [
+        sys.executable,
+        "-m",
+        "pip",
+        "download",
+        "--quiet",
+        "--disable-pip-version-check",
+        "--no-deps",
+        "--require-hashes",
+        "--only-binary=:all:",
+        "-d",
+        str(into),
+        "-r",
+        str(lock),
+    ]
+    done = subprocess.run(command, capture_output=True, text=True, check=False)
+    if done.returncode != 0:
+        raise EnvironmentBuildError(
+            f"pip could not download the census lock {lock} (exit {done.returncode}); check "
+            "the network or pass a wheelhouse with PIP_FIND_LINKS",
+            log=done.stderr,
+        )
+
+
+def _context(lock: Path) -> bytes:
     buffer = io.BytesIO()
-    with tarfile.open(fileobj=buffer, mode="w") as tar:
-        for name, data in (("Dockerfile", _dockerfile(framework)), ("census-lock.txt", lock)):
-            info = tarfile.TarInfo(name)
-            info.size = len(data)
-            tar.addfile(info, io.BytesIO(data))
+    with tempfile.TemporaryDirectory(prefix="portbench-census-wheels-") as folder:
+        _wheels(lock, Path(folder))
+        with tarfile.open(fileobj=buffer, mode="w") as tar:
+            for name, data in (
+                ("Dockerfile", _dockerfile()),
+                ("census/lock.txt", lock.read_bytes()),
+            ):
+                info = tarfile.TarInfo(name)
+                info.size = len(data)
+                tar.addfile(info, io.BytesIO(data))
+            for wheel in sorted(Path(folder).glob("*.whl")):
+                tar.add(wheel, arcname=f"census/wheels/{wheel.name}")
     return buffer.getvalue()
 
 
@@ -123,9 +160,9 @@ def _derived_image(
     from ..images.build import docker_client
 
     assert prepared.image is not None
-    lock = census_lock(framework).read_bytes()
+    lock_path = census_lock(framework)
     cell_id = str(prepared.image["id"])
-    key = _key(cell_id.encode(), _dockerfile(framework), lock)
+    key = _key(cell_id.encode(), _dockerfile(), lock_path.read_bytes())
     tag = f"portbench/census-{framework}:{key}"
     client = docker_client()
     try:
@@ -134,7 +171,7 @@ def _derived_image(
         console.print(f"[dim]building the census image {tag} FROM {prepared.image['tag']}[/]")
         try:
             image, _ = client.images.build(
-                fileobj=io.BytesIO(_context(framework, lock)),
+                fileobj=io.BytesIO(_context(lock_path)),
                 custom_context=True,
                 tag=tag,
                 buildargs={"CELL_IMAGE": cell_id},
@@ -143,10 +180,15 @@ def _derived_image(
                 rm=True,
                 forcerm=True,
             )
-        except (BuildError, APIError) as exc:
+        except BuildError as exc:
+            lines = [str(c.get("stream") or c.get("error") or "") for c in exc.build_log]
             raise EnvironmentBuildError(
-                f"the census image {tag} could not be built FROM {prepared.image['tag']} "
-                f"({type(exc).__name__}); check the network for pip"
+                f"the census image {tag} could not be built FROM {prepared.image['tag']}",
+                log="".join(lines),
+            ) from None
+        except APIError as exc:
+            raise EnvironmentBuildError(
+                f"the Docker engine refused the census image {tag}: {exc.explanation}"
             ) from None
     if image.labels.get(f"{LABEL}.cell-image") != cell_id:
         raise EnvironmentBuildError(

@@ -205,7 +205,7 @@ def census_summary_table(cells: list[Cell]) -> Table:
         table.rows.append(
             [
                 cell.cell_id,
-                f"{census.get('database', '?')} {census.get('version', '')}".strip(),
+                f"{_short(census.get('database'))} {census.get('version', '')}".strip(),
                 cell.status,
                 len(by_op),
                 all_yes,
@@ -219,6 +219,11 @@ def census_summary_table(cells: list[Cell]) -> Table:
             ]
         )
     return table
+
+
+def _short(database: Any) -> str:
+    """``torch.testing._internal.common_methods_invocations.op_db`` -> ``op_db``."""
+    return str(database or "?").rsplit(".", 1)[-1]
 
 
 def _wall_s(cell: Cell) -> float:
