@@ -37,6 +37,14 @@ def run_census_case(
     _add_site(settings.get("site"))
     try:
         module = database_module(plan["framework"])
+        # The database is imported outside the case's device scope (JAX's test utilities
+        # read the default device at import), and a database that does not import is our
+        # environment's fault, never the framework's: an error, not a failure.
+        if hasattr(module, "load"):
+            module.load()
+    except Exception as exc:
+        return {"outcome": "error", "error": error_fields(exc), "timing": None}
+    try:
         with adapter.case_scope():
             run, expectations = module.run_entry(ctx, adapter, census, dtype, settings)
     except SkipCase as exc:

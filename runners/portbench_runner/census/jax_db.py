@@ -12,6 +12,7 @@ compared with the same harness run on the CPU in this process.
 
 from __future__ import annotations
 
+import re
 from typing import Any, Dict, List, Tuple
 
 from .entry import EntryRun
@@ -34,6 +35,12 @@ def _harnesses() -> Tuple[str, List[Any]]:
     if _module is None:
         import importlib
 
+        import jax
+
+        # Harnesses are defined at import for the dtypes JAX enables: the worker runs with
+        # x64 on (the adapter's setting), so the listing must see the same harness list.
+        jax.config.update("jax_enable_x64", True)
+
         failure: Exception = ImportError("no harness module")
         for name in MODULES:
             try:
@@ -44,6 +51,11 @@ def _harnesses() -> Tuple[str, List[Any]]:
         else:
             raise failure
     return _module.__name__, list(_module.all_harnesses)
+
+
+def load() -> None:
+    """Import the harnesses (the worker calls this outside a case's device scope)."""
+    _harnesses()
 
 
 def _dtype_name(dtype: Any) -> str:
@@ -75,14 +87,37 @@ def dtypes() -> List[str]:
     return sorted({_dtype_name(h.dtype) for h in _harnesses()[1]})
 
 
+_variant_names: List[str] = []
+_by_name: Dict[Tuple[str, str], Any] = {}
+
+
+def _variants(harnesses: List[Any]) -> List[str]:
+    """Each harness's name as a case id part: characters other than letters, digits, '_',
+    '.', '-' made '_' (names hold ':' from slices), and made unique within their group."""
+    if len(_variant_names) == len(harnesses):
+        return _variant_names
+    seen: Dict[Tuple[str, str], int] = {}
+    names = _variant_names
+    del names[:]
+    for harness in harnesses:
+        name = re.sub(r"[^A-Za-z0-9_.\-]", "_", str(harness.name))[:160]
+        # The n-th harness of a repeated name gets '_n': its name, not its place in the
+        # list, identifies it (the list's order is not the same in every process).
+        count = seen.get((harness.group_name, name), 0) + 1
+        seen[(harness.group_name, name)] = count
+        names.append(name if count == 1 else f"{name}_{count}")
+    return names
+
+
 def list_operators() -> List[Dict[str, Any]]:
     rows = []
-    for index, harness in enumerate(_harnesses()[1]):
+    harnesses = _harnesses()[1]
+    for index, (harness, variant) in enumerate(zip(harnesses, _variants(harnesses))):
         rows.append(
             {
                 "entry": index,
                 "op": str(harness.group_name),
-                "variant": str(harness.name),
+                "variant": variant,
                 "declared": _declared(harness),
                 "reference": False,
                 "dtypes": [_dtype_name(harness.dtype)],
@@ -93,14 +128,14 @@ def list_operators() -> List[Dict[str, Any]]:
 
 def _entry(census: Dict[str, Any]) -> Any:
     harnesses = _harnesses()[1]
-    index = int(census["entry"])
-    harness = harnesses[index] if 0 <= index < len(harnesses) else None
-    if harness is None or (harness.group_name, harness.name) != (census["op"], census["variant"]):
+    by_name = {(h.group_name, name): h for h, name in zip(harnesses, _variants(harnesses))}
+    harness = by_name.get((census["op"], census["variant"]))
+    if harness is None:
         from ..signals import CaseBug
 
         raise CaseBug(
-            f"harness {index} is not {census['op']}/{census['variant']} in this jax: the plan "
-            "was listed by another version; list the census again"
+            f"no harness {census['op']}/{census['variant']} in this jax: the plan was listed "
+            "by another version or configuration; list the census again"
         )
     return harness
 

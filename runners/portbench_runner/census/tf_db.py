@@ -10,10 +10,12 @@ allows). The registry is the installed build's: a CPU-only wheel registers no GP
 Run (the rule, also in docs/census.md): an op is run when its signature alone can make its
 inputs: it is not stateful, it has one to three inputs, every input is a single tensor typed
 by the same ``type`` attribute, and every other attribute has a default. Inputs are arrays
-of shape (2, 3) in the case's dtype from the case's seed. A ``NotFoundError`` (no kernel for
+of shape (2, 3) in the case's dtype from the case's seed (no ref-typed argument: those ops do not run
+eagerly). A ``NotFoundError`` (no kernel for
 the dtype) is a failure of the op; any other error says only that generated inputs do not
 suit the op (a shape, a value range), so the case is a skip with that reason, never a
-failure. On an accelerator the result is compared with the CPU's, 1e-3.
+failure; a dtype the signature does not allow ("not in the list of allowed values") is a
+failure, as a missing kernel is. On an accelerator the result is compared with the CPU's, 1e-3.
 """
 
 from __future__ import annotations
@@ -42,6 +44,7 @@ DTYPES = (
 DEVICE_TYPES = {"CPU": "cpu", "GPU": "cuda", "TPU": "tpu"}
 COMPARE_CPU_TOL = 1e-3
 SHAPE = (2, 3)
+NOT_ALLOWED = "is not in the list of allowed values"
 _ops: Optional[List[Tuple[str, Any, Dict[str, List[str]]]]] = None
 
 
@@ -59,7 +62,8 @@ def _runnable(op_def: Any) -> bool:
         return False
     if not op_def.output_arg:
         return False
-    if any(arg.number_attr or arg.type_list_attr for arg in op_def.input_arg):
+    args = list(op_def.input_arg) + list(op_def.output_arg)
+    if any(arg.number_attr or arg.type_list_attr or arg.is_ref for arg in args):
         return False
     return all(a.name == attr or a.HasField("default_value") for a in op_def.attr)
 
@@ -174,7 +178,9 @@ def run_entry(
         with tf.device(adapter.device):
             output = ctx.measure(lambda: fn(**inputs), warm=bool(settings.get("timing")))
     except StageFailure as exc:
-        if isinstance(exc.original, tf.errors.NotFoundError):
+        # No kernel for the dtype, or a dtype the op's signature does not allow: the op
+        # does not run in this dtype here. Anything else is about the generated inputs.
+        if isinstance(exc.original, tf.errors.NotFoundError) or NOT_ALLOWED in str(exc.original):
             run.fail(exc.stage, exc.original, 0)
             return run, []
         raise SkipCase(

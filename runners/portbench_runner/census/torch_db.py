@@ -61,6 +61,11 @@ def _op_db() -> List[Any]:
     return list(op_db)
 
 
+def load() -> None:
+    """Import op_db once, before the first case (a missing expecttest is an error then)."""
+    _op_db()
+
+
 def describe() -> Dict[str, Any]:
     """Which database this is, in which version."""
     import torch

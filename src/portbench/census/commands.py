@@ -8,6 +8,7 @@ from pathlib import Path
 from typing import Any
 
 from rich.console import Console
+from rich.table import Table as RichTable
 
 from ..backends import BACKENDS
 from ..cellrun import BuildOptions
@@ -163,18 +164,28 @@ def _resumed_request(args: argparse.Namespace, build: BuildOptions) -> CensusReq
     )
 
 
+def _vertical(table: Any) -> RichTable:
+    """One census cell's summary row as a column of figures (the row is too wide for a
+    terminal)."""
+    rich = RichTable(title=table.title, show_header=False)
+    rich.add_column("what")
+    rich.add_column("value", justify="right")
+    for name, value in zip(table.headers, table.rows[0] if table.rows else []):
+        rich.add_row(name, str(value))
+    return rich
+
+
 def _census(args: argparse.Namespace) -> int:
     from ..commands.bench import failures_table, summary_table
     from ..report.census import census_summary_table
     from ..report.load import load_cell
-    from ..report.render import to_rich
 
     console = Console()
     request = _request(args)
     result = run_census(request, console)
     cell_id = f"{request.framework}/{request.accelerator}/{request.profile}"
     console.print(summary_table(f"census {cell_id}", result))
-    console.print(to_rich(census_summary_table([load_cell(result.cell_dir)])))
+    console.print(_vertical(census_summary_table([load_cell(result.cell_dir)])))
     failures = failures_table(result.cell_dir / "results.jsonl", limit=15)
     if failures is not None:
         console.print(failures)
