@@ -115,6 +115,8 @@ def describe() -> Dict[str, Any]:
 
 
 def list_operators() -> List[Dict[str, Any]]:
+    import tensorflow as tf
+
     rows = []
     for index, (name, op_def, declared) in enumerate(_registry()):
         row: Dict[str, Any] = {
@@ -124,7 +126,7 @@ def list_operators() -> List[Dict[str, Any]]:
             "declared": declared,
             "reference": False,
         }
-        if not _runnable(op_def):
+        if not _runnable(op_def) or not hasattr(tf.raw_ops, name):
             # Declared, not run: the signature cannot make this op's inputs.
             row["dtypes"] = []
         rows.append(row)
