@@ -168,7 +168,6 @@ SUMMARY_TABLES = (
     "latency-summary",
     "published-latency",
     "generations",
-    "census-summary",
 )
 
 
