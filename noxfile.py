@@ -63,6 +63,22 @@ def bench(session: nox.Session, framework: str, accelerator: str) -> None:
 
 @nox.session(python=PYTHON, default=False)
 @nox.parametrize(("framework", "accelerator"), CELLS)
+def census(session: nox.Session, framework: str, accelerator: str) -> None:
+    """Every operator of the framework's own database in one cell (-- --no-timing, --ops)."""
+    _install(session)
+    session.run(
+        "portbench",
+        "census",
+        "--framework",
+        framework,
+        "--accelerator",
+        accelerator,
+        *session.posargs,
+    )
+
+
+@nox.session(python=PYTHON, default=False)
+@nox.parametrize(("framework", "accelerator"), CELLS)
 def image(session: nox.Session, framework: str, accelerator: str) -> None:
     """Build (or reuse) the pinned image of one cell (-- --profile P)."""
     _install(session)

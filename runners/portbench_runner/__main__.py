@@ -1,4 +1,5 @@
-"""Entry point inside a cell: ``python -m portbench_runner {supervise,work,probe,enumerate}``."""
+"""Entry point inside a cell:
+``python -m portbench_runner {supervise,work,probe,enumerate,census-list}``."""
 
 from __future__ import annotations
 
@@ -69,10 +70,18 @@ def _enumerate(rest: List[str]) -> int:
     return int(enumerate_api.main(rest))
 
 
+def _census_list(rest: List[str]) -> int:
+    from .census import listing
+
+    return int(listing.main(rest))
+
+
 def main(argv: Optional[List[str]] = None) -> int:
     argv = list(sys.argv[1:] if argv is None else argv)
     if argv[:1] == ["enumerate"]:
         return _enumerate(argv[1:])
+    if argv[:1] == ["census-list"]:
+        return _census_list(argv[1:])
     parser = argparse.ArgumentParser(prog="portbench_runner")
     sub = parser.add_subparsers(dest="command", required=True)
     sup = sub.add_parser(
@@ -95,6 +104,7 @@ def main(argv: Optional[List[str]] = None) -> int:
     probe.add_argument("frameworks", nargs="*", default=["torch", "tensorflow", "jax"])
     probe.set_defaults(func=_probe)
     sub.add_parser("enumerate", help="list a framework's public API (see portbench enumerate)")
+    sub.add_parser("census-list", help="list a framework's operator database (portbench census)")
     args = parser.parse_args(argv)
     return int(args.func(args))
 

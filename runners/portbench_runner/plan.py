@@ -5,6 +5,8 @@ Plan schema history:
   2 - ``file_cases`` per function, ``cases_per_worker``, ``differential`` and
       ``cell_budget_s`` (all optional); ``label`` (optional, the user's name for the run:
       read by the report only, never by the runner).
+  3 - ``census`` (optional): a census cell's settings; its functions carry ``census``
+      entries and its cases a ``dtype`` in place of case files.
 """
 
 from __future__ import annotations
@@ -19,7 +21,7 @@ except ImportError:  # pragma: no cover
 
 __all__ = ["PLAN_SCHEMA", "CaseEntry", "Plan", "PlanInvalid", "load_plan", "validate_plan"]
 
-PLAN_SCHEMA = 2
+PLAN_SCHEMA = 3
 
 Plan = Dict[str, Any]
 

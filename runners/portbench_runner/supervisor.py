@@ -53,7 +53,11 @@ __all__ = [
     "Supervisor",
 ]
 
-RECORD_SCHEMA = 2
+#: Record schema history (the host's results/model.py reads them all):
+#:   1 - first version; 2 - warm samples, interval width, evidence, ``harness``;
+#:   3 - census records: ``source`` (database, version, entry the inputs came from) and
+#:       ``census`` (samples run, agreed, unchecked; the dtype declared or not).
+RECORD_SCHEMA = 3
 SESSION_SCHEMA = 2
 EXIT_COMPLETE = 0
 EXIT_ABORTED = 3
@@ -345,6 +349,9 @@ class Supervisor:
             "duration_s": max(0.0, float(fields.pop("duration_s", time.time() - started))),
             "rerun": f"{plan['rerun_prefix']} --case {shlex.quote(case_id)}",
         }
+        if function.get("census") is not None:
+            record["source"] = _census_source(function["census"])
+            record["census"] = None
         record.update(fields)
         return record
 
@@ -486,6 +493,12 @@ def _violation_fields(what: str) -> Dict[str, Any]:
     }
 
 
+def _census_source(census: Dict[str, Any]) -> Dict[str, Any]:
+    """Where a census case's inputs came from: the database, its version and entry."""
+    keys = ("database", "version", "entry", "op", "variant")
+    return {key: census.get(key) for key in keys}
+
+
 def _describe(item: Any) -> str:
     if isinstance(item, ProtocolError):
         return f"garbage: {item}"
@@ -525,7 +538,7 @@ def _sanitize(fields: Any) -> Dict[str, Any]:
             "message": clip(str(error.get("message", "")), MESSAGE_CHARS),
             "traceback": clip(str(error.get("traceback", "")), TRACEBACK_CHARS),
         }
-    for key in ("timing", "cpu_reference"):
+    for key in ("timing", "cpu_reference", "census"):
         value = fields.get(key)
         if isinstance(value, dict) and len(json.dumps(value, default=str)) <= 64 * 1024:
             clean[key] = value

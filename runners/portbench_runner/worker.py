@@ -335,6 +335,8 @@ class Worker:
         case = entry["case"]
         ctx = self._context(self.adapter, case, on_stage)
         function = entry["function"]
+        if function.get("census") is not None:
+            return self.run_census_case(ctx, entry)
         try:
             specs = files.cases(function["case_file"], function.get("file_cases"))
         except BaseException as exc:
@@ -361,6 +363,24 @@ class Worker:
         if evidence is not None:
             fields["evidence"] = evidence
         return fields
+
+    def run_census_case(self, ctx: Context, entry: CaseEntry) -> Dict[str, Any]:
+        """A census case: an entry of the framework's own database, not a case file."""
+        from .census.case import run_census_case
+
+        try:
+            return run_census_case(
+                self.adapter, ctx, entry["function"], entry["case"], self.plan, _error_fields
+            )
+        except Exception as exc:
+            try:
+                fields = outcome_from_exception(
+                    exc, ctx.stage, self.plan["framework"], self.plan["rules"]
+                )
+            except Exception as inner:
+                fields = {"outcome": "error", "error": _error_fields(inner)}
+            fields["timing"] = ctx.timing
+            return fields
 
     def report(self, case_id: str, fields: Dict[str, Any]) -> None:
         """Send a case's result; a result JSON cannot carry is the case's bug, sent as error."""

@@ -17,6 +17,9 @@ Plan schema history (keep in step with runners/portbench_runner/plan.py):
       A plan without it means mark, soft placement off, the cell's own platform.
       Optional ``label`` (a string the user chose, ``--label``): the report names the run by
       it; absent when none was given, so plans without one read as before.
+  3 - ``census`` (census cells only: the database, its version, the listing's hash, the
+      dtypes tried, timing on or off, samples per case, folders the worker adds to its
+      path); census functions carry a ``census`` entry in place of a case file.
 """
 
 from __future__ import annotations
@@ -52,7 +55,7 @@ __all__ = [
     "write_plan",
 ]
 
-PLAN_SCHEMA = 2
+PLAN_SCHEMA = 3
 DEFAULT_SEED = 20230101
 DEFAULT_CASE_TIMEOUT_S = 900.0  # the study's per-test timeout (15 min)
 MAX_LABEL = 80

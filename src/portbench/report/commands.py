@@ -14,6 +14,8 @@ from rich.console import Console
 from ..errors import ResultsError
 from ..paths import project_root, state_dir
 from ..writable import require_writable
+from .census import census_tables, is_census
+from .census_html import write_census_html
 from .fallbacks import fallback_cases, fallbacks
 from .figures import write_figures
 from .latency import generation_pairs, latency_tables, version_tables
@@ -183,10 +185,20 @@ def build_report(
     ours = len(cells)
     if with_study:
         cells += study_cells(study)
+    # Census cells answer another question (every operator of a database, not the study's
+    # sample): their own tables and heat map, never rows of the portability tables.
+    censuses = [c for c in cells if is_census(c)]
+    cells = [c for c in cells if not is_census(c)]
+    ours -= len(censuses)
+    census = census_tables(censuses)
     tables = all_tables(cells)
     written: list[Path] = []
-    for table in tables:
+    for table in tables + census:
         written += write_files(table, out / "tables")
+    heat_map = write_census_html(censuses, out)
+    written += [heat_map] if heat_map is not None else []
+    # The per-operator support tables are the heat map's data: files and census.html only.
+    tables += [t for t in census if not t.name.startswith("census-support-")]
     figures = write_figures(tables, cells, out / "figures")
     written += figures
     failed = [f"{c.name} ({c.status})" for c in cells if c.status != "complete"]
@@ -197,6 +209,7 @@ def build_report(
         + "; "
         + (f"not complete: {', '.join(failed)}; " if failed else "all complete; ")
         + f"{damaged} unreadable result lines"
+        + (f"; {len(censuses)} census cells (census.html)" if censuses else "")
     )
     written.append(write_html(tables, out, summary, [f for f in figures if f.suffix == ".svg"]))
     print_tables(tables, console, full, wide)

@@ -98,6 +98,7 @@ SECTIONS = (
     ("Portability", ("portability", "strata", "failures", "fallback")),
     ("Latency", ("latency-", "generations")),
     ("Versions", ("versions-",)),
+    ("Census", ("census-",)),
     ("Curation and provenance", ("curation", "provenance")),
 )
 

@@ -37,7 +37,9 @@ __all__ = [
     "fallback_seen",
 ]
 
-RECORD_SCHEMAS = (1, 2)
+#: Record schemas this portbench reads (history in runners/portbench_runner/supervisor.py;
+#: 3 adds the census fields ``source`` and ``census``).
+RECORD_SCHEMAS = (1, 2, 3)
 #: Warm samples kept per case (enough for a rank test between two runs).
 MAX_SAMPLES = 1000
 
@@ -228,6 +230,10 @@ class CaseRecord:
     evidence: Mapping[str, Any] | None = None
     cpu_reference: Mapping[str, Any] | None = None
     """Off the CPU: the same case on the framework's CPU in the same worker (optional)."""
+    source: Mapping[str, Any] | None = None
+    """Census records: the database, its version and the entry the inputs came from."""
+    census: Mapping[str, Any] | None = None
+    """Census records: samples run, agreed and unchecked; the dtype declared or not."""
     raw: Mapping[str, Any] = field(default_factory=dict, repr=False, compare=False)
     """The line as read (schema-1 fields included), for readers that show every field."""
 
@@ -256,8 +262,9 @@ class CaseRecord:
         if "::" not in case:
             raise RecordInvalid(f"{where}: a case id is '<function>::<name>'")
         evidence = obj.get("evidence")
-        if evidence is not None and not isinstance(evidence, dict):
-            raise RecordInvalid(f"{where}: 'evidence' is not an object")
+        for key in ("evidence", "source", "census"):
+            if obj.get(key) is not None and not isinstance(obj[key], dict):
+                raise RecordInvalid(f"{where}: '{key}' is not an object")
         cpu_reference = obj.get("cpu_reference")
         if cpu_reference is not None and not (
             isinstance(cpu_reference, dict) and isinstance(cpu_reference.get("outcome"), str)
@@ -288,6 +295,8 @@ class CaseRecord:
             strays_killed=int(obj.get("strays_killed") or 0),
             evidence=evidence,
             cpu_reference=cpu_reference,
+            source=obj.get("source"),
+            census=obj.get("census"),
             raw=obj,
         )
 

@@ -12,7 +12,7 @@ import pytest
 from rich.console import Console
 
 from portbench.errors import UsageError
-from portbench.plan import PlanOptions, check_label, plan_from_case_files, write_plan
+from portbench.plan import PLAN_SCHEMA, PlanOptions, check_label, plan_from_case_files, write_plan
 from portbench.report.commands import load_labelled
 from portbench.report.names import run_argument, tell_apart
 from portbench.report.tables import Table, portability
@@ -55,7 +55,7 @@ def test_two_runs_of_the_same_name_in_two_folders_are_named_by_their_path(
 def test_the_label_given_at_bench_time_is_kept_in_the_plan_and_named(tmp_path: Path) -> None:
     run = _run(tmp_path / "20261123-mine", tmp_path, label=" new driver ")
     plan = json.loads((run / "python-cpu-host" / "plan.json").read_text())
-    assert plan["schema"] == 2 and plan["label"] == "new driver"
+    assert plan["schema"] == PLAN_SCHEMA and plan["label"] == "new driver"
     assert [c.name for c in tell_apart(load_labelled([run]))] == ["python/cpu/host (new driver)"]
     # The command line's label has the last word.
     assert [c.label for c in load_labelled([f"{run}=mine"])] == ["mine"]

@@ -17,6 +17,7 @@ from conftest import make_plan, run_supervisor, runner_env
 from portbench.errors import ResultsError
 from portbench.plan import plan_from_case_files
 from portbench.results import Outcome, read_results
+from portbench.results.model import RECORD_SCHEMAS
 from portbench.results.read import MAX_LINE_BYTES
 from portbench.results.safeio import dumps_strict
 
@@ -116,12 +117,12 @@ def test_a_newer_schema_is_refused_in_one_sentence(tmp_path: Path, plan: dict[st
     path = _write(
         tmp_path / "results.jsonl",
         _line(case_record(plan, "a")),
-        _line(case_record(plan, "b", schema=3)),
+        _line(case_record(plan, "b", schema=max(RECORD_SCHEMAS) + 1)),
     )
     with pytest.raises(ResultsError) as info:
         read_results(path)
     message = str(info.value)
-    assert "schema 3" in message and "upgrade portbench" in message
+    assert f"schema {max(RECORD_SCHEMAS) + 1}" in message and "upgrade portbench" in message
     assert "\n" not in message and message.count(". ") == 0
 
 

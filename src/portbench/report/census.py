@@ -1,0 +1,302 @@
+"""Census tables: per cell, operators x dtypes supported, partly or not at all; what the
+database declares beside what was observed; differences between census cells.
+
+A case's support (one operator, one dtype, on one device):
+
+- ``yes``: every sample the database made ran, and every checked one agreed;
+- ``partly``: some samples ran and agreed, others failed (or disagreed);
+- ``no``: no sample ran and agreed (a crash or a timeout included);
+- ``no-sample``: the database makes no sample for the dtype (skip: nothing to say);
+- ``error``: our harness broke (never counted against the framework).
+"""
+
+from __future__ import annotations
+
+from collections import Counter
+from dataclasses import dataclass
+from typing import Any
+
+from .load import Cell
+from .tables import Table
+
+__all__ = [
+    "SUPPORT",
+    "CensusCase",
+    "census_cases",
+    "census_cells",
+    "census_differences",
+    "census_findings",
+    "census_support",
+    "census_tables",
+    "is_census",
+]
+
+SUPPORT = ("yes", "partly", "no", "no-sample", "error")
+#: The device type whose declared dtypes apply, per accelerator flavor.
+DEVICE_TYPES = {"cpu": "cpu", "cuda": "cuda"}
+
+
+@dataclass(frozen=True)
+class CensusCase:
+    operator: str
+    dtype: str
+    support: str
+    declared: bool | None
+    """Whether the database declares the dtype for this device type; None if unknown."""
+    samples: int
+    ok: int
+    """Samples that ran and agreed (or ran, where there was nothing to check against)."""
+    category: str | None
+    message: str
+
+
+def is_census(cell: Cell) -> bool:
+    return isinstance((cell.plan or {}).get("census"), dict)
+
+
+def census_cells(cells: list[Cell]) -> list[Cell]:
+    return [cell for cell in cells if is_census(cell)]
+
+
+def _support(record: dict[str, Any]) -> tuple[str, int, int]:
+    raw = record.get("census")
+    census: dict[str, Any] = raw if isinstance(raw, dict) else {}
+    samples = int(census.get("samples") or 0)
+    ok = int(census.get("agreed") or 0) + int(census.get("unchecked") or 0)
+    outcome = record.get("outcome")
+    if outcome == "pass":
+        return "yes", samples, ok
+    if outcome == "skip":
+        return "no-sample", samples, ok
+    if outcome == "error":
+        return "error", samples, ok
+    return ("partly" if ok else "no"), samples, ok
+
+
+def census_cases(cell: Cell) -> list[CensusCase]:
+    """One row per operator x dtype (the cases of one pair merged: JAX has several harnesses
+    per primitive and dtype); a planned case with no record is left out (an unfinished cell
+    says nothing of it)."""
+    merged: dict[tuple[str, str], CensusCase] = {}
+    for case in _recorded_cases(cell):
+        key = (case.operator, case.dtype)
+        merged[key] = _merge(merged[key], case) if key in merged else case
+    return list(merged.values())
+
+
+def _merge(a: CensusCase, b: CensusCase) -> CensusCase:
+    tested = {a.support, b.support} & {"yes", "partly", "no"}
+    if not tested:
+        support = a.support if a.support == b.support else "error"
+    elif tested == {"yes"}:
+        support = "yes"
+    elif tested == {"no"}:
+        support = "no"
+    else:
+        support = "partly"
+    declared = None if a.declared is None or b.declared is None else a.declared or b.declared
+    first = a if a.support not in ("yes", "no-sample") else b
+    return CensusCase(
+        a.operator,
+        a.dtype,
+        support,
+        declared,
+        a.samples + b.samples,
+        a.ok + b.ok,
+        first.category,
+        first.message,
+    )
+
+
+def _recorded_cases(cell: Cell) -> list[CensusCase]:
+    plan = cell.plan or {}
+    flavor = str((plan.get("accelerator") or {}).get("flavor") or "cpu")
+    device_type = DEVICE_TYPES.get(flavor)
+    by_case = {str(r.get("case")): r for r in cell.records}
+    rows = []
+    for function in plan.get("functions") or []:
+        census = function.get("census") or {}
+        declared_types = census.get("declared") or {}
+        operator = str(census.get("row") or function.get("function", "")).removeprefix("census:")
+        for case in function.get("cases") or []:
+            dtype = str(case.get("dtype") or case.get("name"))
+            declared = (
+                dtype in (declared_types.get(device_type) or [])
+                if device_type in declared_types
+                else None
+            )
+            record = by_case.get(str(case.get("id")))
+            if record is None:
+                continue
+            support, samples, ok = _support(record)
+            raw = record.get("error")
+            error: dict[str, Any] = raw if isinstance(raw, dict) else {}
+            message = str(error.get("message") or record.get("reason") or "").strip()
+            rows.append(
+                CensusCase(
+                    operator,
+                    dtype,
+                    support,
+                    declared,
+                    samples,
+                    ok,
+                    record.get("category"),
+                    message.splitlines()[0][:160] if message else "",
+                )
+            )
+    return rows
+
+
+def _dtypes(cell: Cell) -> list[str]:
+    return [str(d) for d in ((cell.plan or {}).get("census") or {}).get("dtypes") or []]
+
+
+def census_support(cell: Cell) -> Table:
+    """The heat map's data: one row per operator, one column per dtype."""
+    dtypes = _dtypes(cell)
+    table = Table(
+        f"census-support-{cell.path.name}",
+        f"Census {cell.cell_id}: support per operator and dtype",
+        ["operator", *dtypes],
+        note="yes: every sample ran and agreed; partly; no; no-sample: the database makes "
+        "none; * after a value: the database does not declare that dtype for this device",
+    )
+    rows: dict[str, dict[str, str]] = {}
+    for case in census_cases(cell):
+        mark = "" if case.declared is not False else "*"
+        rows.setdefault(case.operator, {})[case.dtype] = case.support + mark
+    for operator, values in rows.items():
+        table.rows.append([operator, *(values.get(d, "") for d in dtypes)])
+    return table
+
+
+def census_summary_table(cells: list[Cell]) -> Table:
+    """Per census cell: operators and operator x dtype pairs by support, and wall time."""
+    table = Table(
+        "census-summary",
+        "Census: operators and operator x dtype pairs per cell",
+        [
+            "cell",
+            "database",
+            "status",
+            "operators",
+            "ops all yes",
+            "ops some yes",
+            "ops none",
+            "pairs",
+            *SUPPORT,
+            "declared, not working",
+            "working, undeclared",
+            "wall s",
+        ],
+    )
+    for cell in cells:
+        cases = census_cases(cell)
+        counts = Counter(c.support for c in cases)
+        by_op: dict[str, list[str]] = {}
+        for case in cases:
+            by_op.setdefault(case.operator, []).append(case.support)
+        tested = {op: [s for s in v if s in ("yes", "partly", "no")] for op, v in by_op.items()}
+        all_yes = sum(1 for v in tested.values() if v and all(s == "yes" for s in v))
+        some = sum(1 for v in tested.values() if any(s in ("yes", "partly") for s in v))
+        none = sum(1 for v in tested.values() if v and not any(s in ("yes", "partly") for s in v))
+        declared_failing, undeclared_working = _finding_counts(cases)
+        census = (cell.plan or {}).get("census") or {}
+        table.rows.append(
+            [
+                cell.cell_id,
+                f"{_short(census.get('database'))} {census.get('version', '')}".strip(),
+                cell.status,
+                len(by_op),
+                all_yes,
+                some - all_yes,
+                none,
+                len(cases),
+                *(counts[s] for s in SUPPORT),
+                declared_failing,
+                undeclared_working,
+                f"{_wall_s(cell):.0f}",
+            ]
+        )
+    return table
+
+
+def _short(database: Any) -> str:
+    """``torch.testing._internal.common_methods_invocations.op_db`` -> ``op_db``."""
+    return str(database or "?").rsplit(".", 1)[-1]
+
+
+def _wall_s(cell: Cell) -> float:
+    return sum(float(r.get("duration_s") or 0.0) for r in cell.records)
+
+
+def _finding_counts(cases: list[CensusCase]) -> tuple[int, int]:
+    failing = sum(1 for c in cases if c.declared and c.support in ("no", "partly"))
+    working = sum(1 for c in cases if c.declared is False and c.support in ("yes", "partly"))
+    return failing, working
+
+
+def census_findings(cell: Cell) -> Table:
+    """Declared but not (fully) working, and working but not declared: the findings."""
+    table = Table(
+        f"census-findings-{cell.path.name}",
+        f"Census {cell.cell_id}: declared dtypes beside observed support",
+        ["finding", "operator", "dtype", "support", "samples ok", "category", "first error"],
+    )
+    for case in census_cases(cell):
+        if case.declared and case.support in ("no", "partly"):
+            finding = "declared, not working" if case.support == "no" else "declared, partly"
+        elif case.declared is False and case.support in ("yes", "partly"):
+            finding = "working, undeclared" if case.support == "yes" else "partly, undeclared"
+        else:
+            continue
+        table.rows.append(
+            [
+                finding,
+                case.operator,
+                case.dtype,
+                case.support,
+                f"{case.ok}/{case.samples}",
+                case.category or "",
+                case.message,
+            ]
+        )
+    table.rows.sort(key=lambda row: (row[0], row[1], row[2]))
+    return table
+
+
+def census_differences(cells: list[Cell]) -> Table:
+    """Operator x dtype pairs whose support differs between census cells of one framework
+    (devices, profiles, versions): one row per pair, one column per cell."""
+    by_framework: dict[str, list[Cell]] = {}
+    for cell in cells:
+        by_framework.setdefault(cell.framework, []).append(cell)
+    table = Table(
+        "census-differences",
+        "Census: operator x dtype pairs whose support differs between cells",
+        ["framework", "operator", "dtype", "cells (support)"],
+    )
+    for framework, group in sorted(by_framework.items()):
+        if len(group) < 2:
+            continue
+        seen: dict[tuple[str, str], dict[str, str]] = {}
+        for cell in group:
+            for case in census_cases(cell):
+                seen.setdefault((case.operator, case.dtype), {})[cell.cell_id] = case.support
+        for (operator, dtype), supports in sorted(seen.items()):
+            values = {s for s in supports.values() if s in ("yes", "partly", "no")}
+            if len(values) > 1:
+                shown = "; ".join(f"{cell}: {s}" for cell, s in sorted(supports.items()))
+                table.rows.append([framework, operator, dtype, shown])
+    return table
+
+
+def census_tables(cells: list[Cell]) -> list[Table]:
+    """Every census table for the census cells among ``cells`` (none: an empty list)."""
+    chosen = census_cells(cells)
+    if not chosen:
+        return []
+    tables = [census_summary_table(chosen), census_differences(chosen)]
+    for cell in chosen:
+        tables += [census_findings(cell), census_support(cell)]
+    return tables
