@@ -158,7 +158,13 @@ def _prune(args: argparse.Namespace) -> int:
     from ..paths import images_dir, state_dir
 
     console = Console()
-    live_locks = {load_lock(p).sha256 for p in (images_dir() / "locks").glob("*/*.txt")}
+    # The profiles' locks only: census locks (locks/census/) layer on a cell's image, whose
+    # own label names the profile lock it was built from.
+    live_locks = {
+        load_lock(p).sha256
+        for profile in PINNED_PROFILES
+        for p in (images_dir() / "locks" / profile).glob("*.txt")
+    }
     client = docker_client()
     removed = 0
     for image in client.images.list(filters={"label": f"{LABEL}.lock-sha256"}):

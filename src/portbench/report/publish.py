@@ -106,7 +106,8 @@ def publish(folder: Path, archive: Path) -> PublishResult:
     try:
         with os.fdopen(fd, "wb") as handle:
             files, other = write_archive(folder, handle)
-        os.chmod(temporary, 0o644)
+            # mkstemp makes it 0600; the mode is set on the open file, never by path.
+            os.fchmod(handle.fileno(), 0o644)
         os.replace(temporary, archive)
     except OSError as exc:
         Path(temporary).unlink(missing_ok=True)
