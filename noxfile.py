@@ -31,13 +31,15 @@ CELLS = [
 # torch's CPU build (+cpu) is on PyTorch's own index only; PyPI's torch is the multi-GB CUDA one.
 TORCH_CPU = "torch==2.13.0+cpu"
 TEST_FRAMEWORKS = ["jax", TORCH_CPU, "tensorflow-cpu"]
+# What the census's databases import beside the framework (PyTorch's OpInfo, JAX's harnesses).
+CENSUS_EXTRAS = ["expecttest", "absl-py"]
 
 
 def _install_frameworks(session: nox.Session) -> None:
     """The CPU builds: torch alone from PyTorch's CPU index (a configured wheelhouse is the
     fallback where it cannot be reached), then the rest, and torch's dependencies, from PyPI."""
     session.install("--no-deps", "--index-url", PYTORCH_CPU_INDEX, TORCH_CPU)
-    session.install(*TEST_FRAMEWORKS)
+    session.install(*TEST_FRAMEWORKS, *CENSUS_EXTRAS)
 
 
 def _install(session: nox.Session, *extras: str) -> None:
