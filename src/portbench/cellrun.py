@@ -38,7 +38,9 @@ __all__ = [
     "choose_backend",
     "execute_cell",
     "new_run_dir",
+    "open_cell",
     "run_cell",
+    "writable_hint",
 ]
 
 
@@ -148,19 +150,48 @@ def _resumed_plan(path: Path, cell: CellSpec) -> dict[str, Any]:
     return plan
 
 
+def open_cell(
+    framework: str,
+    accelerator_id: str,
+    profile: str,
+    backend: str,
+    python: str | None,
+    build: BuildOptions,
+    console: Console,
+) -> tuple[Backend, CellSpec]:
+    """The cell a bench or census run names, checked (profile, backend, the device being
+    here) before anything is built; its backend and spec."""
+    accelerator = get_accelerator(accelerator_id)
+    check_profile(profile, framework, accelerator.flavor)
+    chosen = choose_backend(backend, profile, console, python, build)
+    cell = CellSpec(framework, accelerator, profile, chosen.name)
+    require_present(accelerator)
+    return chosen, cell
+
+
+def writable_hint(resuming: bool) -> str:
+    """What to do about a cell directory that cannot be written."""
+    if resuming:
+        return "make it writable, or copy the run to a writable place and resume that copy"
+    return "pass --run-dir with a directory you can write"
+
+
 def run_cell(request: BenchRequest, console: Console) -> CellRunResult:
     """Run (or resume) one cell; the host stores each record the cell streams back."""
     if request.framework not in FRAMEWORKS:
         raise UsageError(
             f"unknown framework '{request.framework}' (known: {', '.join(FRAMEWORKS)})"
         )
-    accelerator = get_accelerator(request.accelerator)
-    check_profile(request.profile, request.framework, accelerator.flavor)
-    backend = choose_backend(
-        request.backend, request.profile, console, request.python, request.build
+    backend, cell = open_cell(
+        request.framework,
+        request.accelerator,
+        request.profile,
+        request.backend,
+        request.python,
+        request.build,
+        console,
     )
-    cell = CellSpec(request.framework, accelerator, request.profile, backend.name)
-    require_present(accelerator)
+    accelerator = cell.accelerator
     cell_dir, resuming = _cell_dir(request, cell)
     plan: dict[str, Any]
     if resuming:
@@ -174,11 +205,7 @@ def run_cell(request: BenchRequest, console: Console) -> CellRunResult:
         )
     # Writable before anything is built; checked without creating the directory, so that a
     # build that fails leaves no empty cell directory behind.
-    where = (
-        "make it writable, or copy the run to a writable place and resume that copy"
-        if resuming
-        else "pass --run-dir with a directory you can write"
-    )
+    where = writable_hint(resuming)
     require_writable(cell_dir, where)
     prepared = backend.prepare(request.framework, accelerator.flavor, request.profile)
     if not resuming:

@@ -12,13 +12,11 @@ from typing import Any
 
 from rich.console import Console
 
-from ..accelerators import get_accelerator, require_present
 from ..backends import Backend, BuildOptions, PreparedEnvironment
 from ..backends.launch import CELL_PATHS
-from ..cellrun import CellRunResult, choose_backend, execute_cell, new_run_dir
+from ..cellrun import CellRunResult, execute_cell, new_run_dir, open_cell, writable_hint
 from ..errors import CellFailed, ResultsError, UsageError
 from ..plan import CellSpec, read_plan
-from ..profiles import check_profile
 from ..results.safeio import read_bounded, write_new
 from ..writable import make_dir, require_writable
 from .environment import census_environment
@@ -110,19 +108,18 @@ def run_census(request: CensusRequest, console: Console) -> CellRunResult:
             f"no census for '{request.framework}' yet (census frameworks: "
             f"{', '.join(CENSUS_FRAMEWORKS)})"
         )
-    accelerator = get_accelerator(request.accelerator)
-    check_profile(request.profile, request.framework, accelerator.flavor)
-    backend = choose_backend(
-        request.backend, request.profile, console, request.python, request.build
+    backend, cell = open_cell(
+        request.framework,
+        request.accelerator,
+        request.profile,
+        request.backend,
+        request.python,
+        request.build,
+        console,
     )
-    cell = CellSpec(request.framework, accelerator, request.profile, backend.name)
-    require_present(accelerator)
+    accelerator = cell.accelerator
     cell_dir, resuming = _cell_dir(request, cell)
-    where = (
-        "make it writable, or copy the run to a writable place and resume that copy"
-        if resuming
-        else "pass --run-dir with a directory you can write"
-    )
+    where = writable_hint(resuming)
     require_writable(cell_dir, where)
     prepared = backend.prepare(request.framework, accelerator.flavor, request.profile)
     prepared, site = census_environment(prepared, request.framework, console)
