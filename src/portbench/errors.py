@@ -14,6 +14,7 @@ __all__ = [
     "CellFailed",
     "CellInterrupted",
     "EnvironmentBuildError",
+    "LoggedError",
     "ManifestError",
     "PlanError",
     "PortbenchError",
@@ -73,10 +74,9 @@ class AcceleratorMissing(PortbenchError):
     exit_code = 4
 
 
-class EnvironmentBuildError(PortbenchError):
-    """A cell's environment (venv or image) could not be built; ``log`` holds the tail."""
-
-    exit_code = 5
+class LoggedError(PortbenchError):
+    """A failure of a command portbench ran (pip, a build, ``ray start``): ``log`` holds its
+    output, whose tail the CLI shows after the sentence."""
 
     def __init__(self, message: str, log: str = "") -> None:
         super().__init__(message)
@@ -85,6 +85,12 @@ class EnvironmentBuildError(PortbenchError):
     @property
     def collected_log(self) -> str:
         return self.log
+
+
+class EnvironmentBuildError(LoggedError):
+    """A cell's environment (venv or image) could not be built; ``log`` holds the tail."""
+
+    exit_code = 5
 
 
 class BackendUnavailable(PortbenchError):

@@ -78,6 +78,24 @@ class CellSpec:
     def dir_name(self) -> str:
         return f"{self.framework}-{self.accelerator.id}-{self.profile}"
 
+    def rerun_prefix(self, command: str = "bench", *extra: str) -> str:
+        """The command line that reruns a case of this cell, less ``--case ID``."""
+        return shlex.join(
+            [
+                "portbench",
+                command,
+                "--framework",
+                self.framework,
+                "--accelerator",
+                self.accelerator.id,
+                "--profile",
+                self.profile,
+                "--backend",
+                self.backend,
+                *extra,
+            ]
+        )
+
 
 FALLBACK_MODES = ("mark", "fail")
 #: Platforms JAX can lower a program for without having the hardware.
@@ -229,19 +247,6 @@ def compile_plan(
             f"the selection holds no case of the {manifest.framework} manifest; "
             "`portbench list` shows its functions and case ids"
         )
-    prefix = [
-        "portbench",
-        "bench",
-        "--framework",
-        cell.framework,
-        "--accelerator",
-        cell.accelerator.id,
-        "--profile",
-        cell.profile,
-        "--backend",
-        cell.backend,
-        *options.fallback.cli_args(),
-    ]
     return plan_document(
         cell=cell.cell_id,
         framework=cell.framework,
@@ -252,7 +257,7 @@ def compile_plan(
         functions=functions,
         rules=rules,
         options=options,
-        rerun_prefix=shlex.join(prefix),
+        rerun_prefix=cell.rerun_prefix("bench", *options.fallback.cli_args()),
     )
 
 

@@ -12,7 +12,6 @@ plan came from.
 from __future__ import annotations
 
 import hashlib
-import shlex
 from pathlib import Path
 from typing import Any
 
@@ -25,7 +24,7 @@ from .cellrun import CellRunResult, choose_backend, execute_cell, new_run_dir
 from .errors import UsageError
 from .manifest import FRAMEWORKS
 from .paths import manifests_dir
-from .plan import check_label, fallback_cli_args, read_plan
+from .plan import CellSpec, check_label, fallback_cli_args, read_plan
 from .profiles import check_profile
 from .results import read_document
 from .results.safeio import read_bounded
@@ -138,7 +137,6 @@ def rerun_cell(
         )
     env = read_document(origin_dir / "env.json", "env", schema_max=1) or {}
     host = env.get("host") if isinstance(env.get("host"), dict) else {}
-    prefix = ["portbench", "bench", "--framework", framework, "--accelerator", target.id]
     new_plan = {
         **plan,
         "cell": f"{framework}/{target.id}/{profile}",
@@ -148,8 +146,8 @@ def rerun_cell(
         "image": prepared.image,
         "installer": prepared.installer,
         # The origin's fallback settings stay in the plan, and so in its cases' reruns.
-        "rerun_prefix": shlex.join(
-            [*prefix, "--profile", profile, "--backend", chosen.name, *fallback_cli_args(plan)]
+        "rerun_prefix": CellSpec(framework, target, profile, chosen.name).rerun_prefix(
+            "bench", *fallback_cli_args(plan)
         ),
         "portbench_version": __version__,
         "origin": {

@@ -8,7 +8,6 @@ per sample would multiply the worker round trips by about ten for no new verdict
 
 from __future__ import annotations
 
-import shlex
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -133,18 +132,6 @@ def compile_census_plan(
             "the selection holds no census case; check --ops, --dtypes and --case against "
             "`portbench census --list`"
         )
-    prefix = [
-        "portbench",
-        "census",
-        "--framework",
-        cell.framework,
-        "--accelerator",
-        cell.accelerator.id,
-        "--profile",
-        cell.profile,
-        "--backend",
-        cell.backend,
-    ]
     plan = plan_document(
         cell=cell.cell_id,
         framework=cell.framework,
@@ -155,7 +142,7 @@ def compile_census_plan(
         functions=functions,
         rules=rules,
         options=options.plan,
-        rerun_prefix=shlex.join(prefix + ([] if options.timing else ["--no-timing"])),
+        rerun_prefix=cell.rerun_prefix("census", *([] if options.timing else ["--no-timing"])),
     )
     plan["census"] = {
         "framework": listing.framework,

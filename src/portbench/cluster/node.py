@@ -21,7 +21,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from ..errors import BackendUnavailable, PortbenchError
+from ..errors import BackendUnavailable, LoggedError, PortbenchError
 from ..paths import state_dir
 from ..results.safeio import loads_strict, read_bounded
 from .resources import NodeCapabilities
@@ -43,18 +43,10 @@ NODE_FILE = "node.json"
 STOP_GRACE_S = 10.0
 
 
-class NodeStartFailed(PortbenchError):
-    """``ray start`` failed; its output is shown after the sentence."""
+class NodeStartFailed(LoggedError):
+    """``ray start`` failed; its output (``log``) is shown after the sentence."""
 
     exit_code = 6
-
-    def __init__(self, message: str, log: str = "") -> None:
-        super().__init__(message)
-        self.log = log
-
-    @property
-    def collected_log(self) -> str:
-        return self.log
 
 
 @dataclass(frozen=True)
