@@ -116,20 +116,44 @@ def _runner_api() -> ModuleType:
     return module
 
 
-def _module_constants(tree: ast.Module) -> dict[str, Any]:
-    """Top-level ``NAME = <literal>`` assignments, so sweeps can share a dtype list."""
+def _module_constants(
+    tree: ast.Module, folder: Path, seen: frozenset[str] = frozenset()
+) -> dict[str, Any]:
+    """Top-level ``NAME = <literal>`` assignments, so sweeps can share a dtype list, and names
+    imported with ``from _helper import NAME [as ALIAS]`` from a helper module beside the
+    case file (read the same way, never run), so case files share one list across a folder."""
     constants: dict[str, Any] = {}
     for node in tree.body:
-        if (
+        if isinstance(node, ast.ImportFrom) and node.level == 0 and node.module:
+            constants.update(_imported_constants(node, folder, seen))
+        elif (
             isinstance(node, ast.Assign)
             and len(node.targets) == 1
             and isinstance(node.targets[0], ast.Name)
         ):
             try:
-                constants[node.targets[0].id] = ast.literal_eval(node.value)
-            except ValueError:
+                constants[node.targets[0].id] = _literal(node.value, constants)
+            except (ValueError, TypeError):
                 continue
     return constants
+
+
+def _imported_constants(node: ast.ImportFrom, folder: Path, seen: frozenset[str]) -> dict[str, Any]:
+    """The literal constants ``node`` imports from a helper module in ``folder`` (if any)."""
+    module = node.module or ""
+    helper = folder / f"{module}.py"
+    # Only a plain module name that is a file of the manifest folder: the cell mounts that
+    # folder, so the worker imports the very file read here. A cycle reads nothing twice.
+    if "." in module or module in seen or not helper.is_file() or helper.is_symlink():
+        return {}
+    try:
+        tree = ast.parse(helper.read_text(encoding="utf-8"), filename=str(helper))
+    except (SyntaxError, UnicodeDecodeError):
+        return {}  # the worker's import fails the cases; names fall back to literals
+    found = _module_constants(tree, folder, seen | {module})
+    return {
+        alias.asname or alias.name: found[alias.name] for alias in node.names if alias.name in found
+    }
 
 
 def _literal(node: ast.expr, constants: dict[str, Any]) -> Any:
@@ -156,8 +180,9 @@ def _sweep_names(path: Path, deco: ast.Call, constants: dict[str, Any]) -> list[
         except (ValueError, TypeError):
             if keyword.arg == "exclude" or f"{{{keyword.arg}}}" in template:
                 raise ManifestError(
-                    f"{where}: @sweep keyword {keyword.arg!r} must be a literal or a "
-                    "top-level constant of the file assigned a literal"
+                    f"{where}: @sweep keyword {keyword.arg!r} must be a literal, a "
+                    "top-level constant of the file assigned a literal, or one imported from "
+                    "a helper module beside it"
                 ) from None
             params[keyword.arg] = None  # a fixed, non-literal argument does not change names
     exclude = params.pop("exclude", ())
@@ -176,7 +201,7 @@ def read_case_names(path: Path) -> list[str]:
     except SyntaxError as exc:
         raise ManifestError(f"{path}:{exc.lineno}: case file does not parse ({exc.msg})") from None
     names: list[str] = []
-    constants = _module_constants(tree)
+    constants = _module_constants(tree, path.parent)
     for node in ast.walk(tree):
         if not isinstance(node, ast.FunctionDef | ast.AsyncFunctionDef):
             continue

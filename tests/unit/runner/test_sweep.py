@@ -75,6 +75,50 @@ def test_worker_registry_and_host_reading_agree(tmp_path: Path) -> None:
     ]
 
 
+def test_sweeps_share_lists_from_a_helper_module_beside_the_case_file(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # The helper builds its lists from another helper's, and the case file renames one:
+    # the host reads all of it without running anything and agrees with the worker's import.
+    (tmp_path / "_base.py").write_text('INTS = ["int8", "uint8"]\n')
+    (tmp_path / "_help.py").write_text(
+        'from _base import INTS\nFLOATS = ["float16", "float32"]\nALL = FLOATS + INTS\n'
+        "def draw(ctx):\n    return None\n"
+    )
+    source = (
+        "from portbench_runner.api import sweep\n"
+        "from _help import ALL as EVERY, FLOATS, draw\n"
+        '@sweep("{dtype}-{mode}", dtype=EVERY, mode=["eager"])\n'
+        "def f(ctx, dtype, mode):\n    pass\n"
+        '@sweep("grad-{dtype}", dtype=FLOATS + ["float64"])\n'
+        "def g(ctx, dtype):\n    pass\n"
+    )
+    path = tmp_path / "cases.py"
+    path.write_text(source)
+    host = read_case_names(path)
+    monkeypatch.syspath_prepend(str(tmp_path))
+    clear_registry()
+    exec(compile(source, str(path), "exec"), {})
+    worker = [spec.name for spec in registered_cases()]
+    clear_registry()
+    assert host == worker
+    assert host[:4] == ["float16-eager", "float32-eager", "int8-eager", "uint8-eager"]
+    assert host[4:] == ["grad-float16", "grad-float32", "grad-float64"]
+
+
+def test_a_name_no_helper_defines_is_refused(tmp_path: Path) -> None:
+    (tmp_path / "_help.py").write_text("def FLOATS():\n    return []\n")
+    path = tmp_path / "cases.py"
+    path.write_text(
+        "from portbench_runner.api import sweep\n"
+        "from _help import FLOATS\n"
+        '@sweep("{dtype}", dtype=FLOATS)\n'
+        "def f(ctx, dtype):\n    pass\n"
+    )
+    with pytest.raises(ManifestError, match="must be a literal"):
+        read_case_names(path)
+
+
 def test_sweep_params_reach_the_case() -> None:
     clear_registry()
 
