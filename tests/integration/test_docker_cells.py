@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import socket
 from pathlib import Path
 from typing import Any
 
@@ -56,6 +57,8 @@ def test_docker_and_venv_cells_agree(jax_image: str, tmp_path: Path) -> None:
             assert env["image"]["tag"] == jax_image
             assert env["python"]["executable"].startswith("/opt/cell/")
             assert (cell / "logs" / "container.log").exists()
+        # Both backends name the machine, so compare lists a host only when machines differ.
+        assert env["host"]["hostname"] == socket.gethostname()
         outcomes[backend] = {r["case"]: r["outcome"] for r in records}
     assert outcomes["docker"] == outcomes["venv"]
     assert set(outcomes["docker"].values()) == {"pass"}

@@ -16,6 +16,7 @@ from __future__ import annotations
 import contextlib
 import fcntl
 import os
+import socket
 import threading
 import time
 from collections.abc import Iterator
@@ -203,6 +204,9 @@ class DockerBackend:
             "log_config": LogConfig(type=ENGINE_LOG["type"], config=ENGINE_LOG["config"]),
             # Which cell a container serves, so it can be found (and cleaned up) by that.
             "labels": _labels(label_dir),
+            # The machine's name, not the container id Docker would give: env.json's host is
+            # how `compare` tells two machines apart, and a container id tells only two runs.
+            "hostname": socket.gethostname(),
         }
         options.update(container_options(accelerator_container))
         volumes = {
