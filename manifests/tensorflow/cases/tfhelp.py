@@ -181,6 +181,8 @@ EVERY_DTYPE = (
     "uint64",
     "bool",
 )
+#: TensorFlow's string dtype, for APIs that carry it alongside the numeric ones.
+STRINGS = ("string",)
 #: The two modes of ops XLA has no kernel for (string, sparse-set, random-gamma ops).
 EAGER_GRAPH = ("eager", "graph")
 
