@@ -183,7 +183,8 @@ EVERY_DTYPE = (
 )
 #: TensorFlow's string dtype, for APIs that carry it alongside the numeric ones.
 STRINGS = ("string",)
-#: The two modes of ops XLA has no kernel for (string, sparse-set, random-gamma ops).
+#: The modes of ops XLA has no kernel for (string, sparse-set, random-gamma, box-drawing,
+#: summary ops).
 EAGER_GRAPH = ("eager", "graph")
 
 
@@ -198,13 +199,6 @@ def draw_any(ctx, shape, dtype, lo=0, hi=9):
     if dtype.startswith("complex"):
         return (ints + 1j * ctx.rng.integers(lo, hi, size=shape)).astype(dtype)
     return np.asarray(ints).astype("float32" if dtype == "bfloat16" else dtype)
-
-
-def host_values(ctx, tensor_or_array):
-    """The host values of a framework output, bfloat16 read as float32."""
-    import numpy as np
-
-    return np.asarray(ctx.to_numpy(tensor_or_array))
 
 
 def check_dtype(ctx, out, dtype):
