@@ -5,9 +5,9 @@ times one ``sess.run`` of the update op and checks the accumulated value.
 """
 
 import numpy as np
-from tfhelp import raises, v1_graph, v1_session
+from tfhelp import EVERY_DTYPE, REAL_FLOATS, raises, v1_graph, v1_session
 
-from portbench_runner.api import case
+from portbench_runner.api import case, sweep
 
 
 def _build(ctx, labels, predictions, weights=None):
@@ -88,3 +88,55 @@ def eager(ctx):
         f"the TF1 metric in eager mode raised {out}, documented RuntimeError",
         "other",
     )
+
+
+# Labels and predictions of every dtype (accuracy compares them with equal, which every
+# dtype has a CPU kernel for), unweighted; new names, so the cases above keep their ids.
+@sweep("{dtype}-labels-sweep", dtype=EVERY_DTYPE)
+def labels_dtypes(ctx, dtype):
+    from tfhelp import draw_any
+
+    labels = draw_any(ctx, (200,), dtype, 0, 3)
+    preds = draw_any(ctx, (200,), dtype, 0, 3)
+    graph, value, update, init = _build(ctx, labels, preds)
+    with v1_session(graph) as sess:
+        sess.run(init)
+        out = ctx.measure(sess.run, update, warm=False)
+        final = sess.run(value)
+    expected = float(np.mean(labels == preds))
+    ctx.check_close(np.float64(out), expected, rtol=1e-6, atol=1e-7, what="update op")
+    ctx.check_close(np.float64(final), expected, rtol=1e-6, atol=1e-7, what="metric value")
+
+
+# Weights of each float dtype: the weighted mean of the hits (the metric's total and count
+# are float32 whatever the weights' dtype).
+@sweep("weights-{dtype}-sweep", dtype=REAL_FLOATS)
+def weights_dtypes(ctx, dtype):
+    import tensorflow as tf
+
+    v1 = tf.compat.v1
+    labels = ctx.rng.integers(0, 3, size=64).astype("int64")
+    preds = ctx.rng.integers(0, 3, size=64).astype("int64")
+    w = (ctx.rng.integers(0, 8, size=64) / 4).astype("float32")  # quarters: exact in bfloat16
+    with v1_graph(ctx) as graph:
+        weights = tf.cast(tf.constant(w), getattr(tf, dtype))
+        _value, update = v1.metrics.accuracy(
+            tf.constant(labels), tf.constant(preds), weights=weights
+        )
+        init = v1.local_variables_initializer()
+    with v1_session(graph) as sess:
+        sess.run(init)
+        out = ctx.measure(sess.run, update, warm=False)
+    hits = (labels == preds).astype("float64")
+    ctx.check_close(np.float64(out), float((hits * w).sum() / w.sum()), rtol=1e-6, atol=1e-7)
+
+
+@case("empty-batch-is-zero")
+def empty(ctx):
+    labels = np.zeros((0,), dtype="int32")
+    graph, _value, update, init = _build(ctx, labels, labels)
+    with v1_session(graph) as sess:
+        sess.run(init)
+        out = ctx.measure(sess.run, update, warm=False)
+    # No examples: total and count stay 0 and the metric is defined as 0 (div_no_nan).
+    ctx.check_close(np.float64(out), 0.0, rtol=0.0, atol=0.0)

@@ -5,9 +5,9 @@ accum_upd = rho*accum_upd + (1-rho)*delta^2; var -= lr*delta (accumulators start
 """
 
 import numpy as np
-from tfhelp import v1_graph, v1_session
+from tfhelp import REAL_FLOATS, v1_graph, v1_session
 
-from portbench_runner.api import case
+from portbench_runner.api import case, sweep
 
 
 def _adadelta(var, grads, lr, rho, eps):
@@ -100,3 +100,62 @@ def slots(ctx):
     ctx.check_close(
         opt.get_slot(var, "accum"), np.full(4, 0.05), dtype="float32", what="accum slot"
     )
+
+
+def _in_dtype(ctx, value, dtype):
+    """A float32 hyperparameter as the variable's dtype holds it (the optimizer casts)."""
+    from tfhelp import bf16_round
+
+    value = np.float32(value)
+    if dtype == "bfloat16":
+        return float(bf16_round(ctx, np.array([value]))[0])
+    return float(np.asarray(value).astype(dtype))
+
+
+# Every float dtype the Adadelta kernels take on the CPU, on each path TF1 and TF2 code
+# runs the optimizer: a TF1 Session (ApplyAdadelta on a graph variable), eagerly, in a
+# tf.function and under XLA (ResourceApplyAdadelta); two steps of given gradients, the
+# first creating the slots eagerly. epsilon is large so float16's step is many ulps wide.
+@sweep("{dtype}-{mode}-sweep", dtype=REAL_FLOATS, mode=["session", "eager", "graph", "xla"])
+def adadelta_dtypes(ctx, dtype, mode):
+    import tensorflow as tf
+    from tfhelp import by_mode, check_dtype, check_swept, draw, placed
+
+    v1 = tf.compat.v1
+    lr, rho, eps = 1.0, 0.9, 0.01
+    start, start_exact = placed(ctx, draw(ctx, (16,), dtype, -1, 1), dtype)
+    g1, g1_exact = placed(ctx, draw(ctx, (16,), dtype, -1, 1), dtype)
+    g2, g2_exact = placed(ctx, draw(ctx, (16,), dtype, -1, 1), dtype)
+    if mode == "session":
+        # Host copies first: to_numpy of a bfloat16 tensor casts, which a graph scope captures.
+        start_host, g1_host, g2_host = (ctx.to_numpy(t) for t in (start, g1, g2))
+        with v1_graph(ctx) as graph:
+            # Through float32 and a cast: a bfloat16 constant cannot be made in a graph
+            # from NumPy values (the conversion runs eagerly).
+            var = v1.Variable(tf.cast(tf.constant(start_host), getattr(tf, dtype)))
+            grad = v1.placeholder(getattr(tf, dtype), [16])
+            opt = v1.train.AdadeltaOptimizer(lr, rho=rho, epsilon=eps)
+            train = opt.apply_gradients([(grad, var)])
+            init = v1.global_variables_initializer()
+        with v1_session(graph) as sess:
+            sess.run(init)
+            host = getattr(tf, dtype).as_numpy_dtype  # feeds in the placeholder's dtype
+            sess.run(train, {grad: g1_host.astype(host)})
+            ctx.measure(sess.run, train, {grad: g2_host.astype(host)}, warm=False)
+            out = sess.run(var)
+        out = tf.constant(out)
+    else:
+        var = tf.Variable(start)
+        opt = v1.train.AdadeltaOptimizer(lr, rho=rho, epsilon=eps)
+        opt.apply_gradients([(g1, var)])  # creates the slots outside any tf.function
+
+        def step(g):
+            opt.apply_gradients([(g, var)])
+            return var.read_value()
+
+        out = ctx.measure(by_mode(ctx, step, mode), g2, warm=False)
+    check_dtype(ctx, out, dtype)
+    hyper = [_in_dtype(ctx, h, dtype) for h in (lr, rho, eps)]
+    # _adadelta rounds through float32 again, which keeps these (already coarser) values.
+    expected = _adadelta(start_exact, [g1_exact, g2_exact], *hyper)
+    check_swept(ctx, out, expected, scale=4.0)

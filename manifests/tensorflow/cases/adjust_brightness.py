@@ -1,9 +1,9 @@
 """tf.image.adjust_brightness: adds delta in float; uint8 images saturate; eager, graph, XLA."""
 
 import numpy as np
-from tfhelp import bf16_round, by_mode
+from tfhelp import MODES, REAL_FLOATS, SIGNED_INTS, UNSIGNED_INTS, bf16_round, by_mode
 
-from portbench_runner.api import case
+from portbench_runner.api import case, sweep
 
 
 @case("float32-eager", dtype="float32")
@@ -49,3 +49,69 @@ def brightness_grad(ctx):
 
     out = ctx.measure(grad)
     ctx.check_close(out, np.full((2, 4, 4, 3), 2.0), dtype="float32")
+
+
+# Every dtype adjust_brightness takes on the CPU (the real floats and every integer width;
+# complex and bool are refused), eager, in a tf.function and under XLA; new names, so the
+# cases above keep their ids.
+@sweep("{dtype}-{mode}-sweep", dtype=REAL_FLOATS + SIGNED_INTS + UNSIGNED_INTS, mode=MODES)
+def brightness_dtypes(ctx, dtype, mode):
+    import tensorflow as tf
+    from tfhelp import check_dtype, check_swept, placed
+
+    delta = 0.2
+    shape = (2, 5, 7, 3)
+    if dtype in REAL_FLOATS:
+        x, exact = placed(
+            ctx,
+            ctx.rng.uniform(0.0, 1.0, size=shape).astype(
+                "float32" if dtype == "bfloat16" else dtype
+            ),
+            dtype,
+        )
+    else:
+        # Integer images span [0, dtype max]: drawn as fractions of the maximum.
+        top = float(np.iinfo(dtype).max)
+        x, exact = placed(ctx, (ctx.rng.uniform(0.0, 1.0, size=shape) * top).astype(dtype), dtype)
+    out = ctx.measure(by_mode(ctx, lambda t: tf.image.adjust_brightness(t, delta), mode), x)
+    check_dtype(ctx, out, dtype)
+    if dtype in ("float16", "float32"):
+        # These two add delta in their own dtype.
+        check_swept(ctx, out, exact + delta)
+    elif dtype in ("bfloat16", "float64"):
+        # Other floats are converted to float32, shifted, and converted back.
+        expected = (exact.astype("float32") + np.float32(delta)).astype("float64")
+        check_swept(ctx, out, expected, scale=2.0)
+    else:
+        # Integers go to [0, 1] float32, get +delta, saturate at 1 and scale back (with
+        # truncation): within one unit plus float32 rounding of the dtype's range.
+        top = float(np.iinfo(dtype).max)
+        expected = np.minimum(exact.astype("float64") / top + delta, 1.0) * top
+        actual = ctx.to_numpy(out).astype("float64")
+        ctx.check_close(actual, expected, rtol=0.0, atol=1.0 + 3e-7 * top)
+
+
+# The gradient is the identity in every float dtype (the shift does not depend on x).
+@sweep("grad-{dtype}-{mode}-sweep", dtype=REAL_FLOATS, mode=MODES)
+def brightness_grad_dtypes(ctx, dtype, mode):
+    import tensorflow as tf
+    from tfhelp import swept_grad
+
+    swept_grad(
+        ctx,
+        lambda t: tf.image.adjust_brightness(t, 0.2),
+        np.ones_like,
+        dtype,
+        mode,
+        lo=0.0,
+        hi=1.0,
+        shape=(2, 4, 4, 3),
+    )
+
+
+@case("float32-empty-batch")
+def brightness_empty(ctx):
+    import tensorflow as tf
+
+    out = ctx.measure(tf.image.adjust_brightness, ctx.put(np.zeros((0, 4, 4, 3), "float32")), 0.5)
+    ctx.check(tuple(out.shape) == (0, 4, 4, 3), f"shape {tuple(out.shape)}", "other")

@@ -4,9 +4,9 @@ The study timed only the construction of the context manager; these cases enter 
 """
 
 import numpy as np
-from tfhelp import v1_session
+from tfhelp import EVERY_DTYPE, STRINGS, v1_session
 
-from portbench_runner.api import case
+from portbench_runner.api import case, sweep
 
 
 @case("ops-join-graph")
@@ -74,3 +74,52 @@ def collections(ctx):
 
     out = ctx.measure(fill, warm=False)
     ctx.check(out == ([1], [2]), f"collections {out}", "other")
+
+
+# Ops of every dtype (and strings) made inside as_default() join that graph and run in its
+# Session, on the case's device; as_default() entered from eager code and from inside a
+# tf.function (whose own FuncGraph is the default there). New names.
+@sweep("{dtype}-from-{caller}-sweep", dtype=EVERY_DTYPE + STRINGS, caller=["eager", "function"])
+def dtypes(ctx, dtype, caller):
+    import tensorflow as tf
+    from tfhelp import draw_any
+
+    if dtype == "string":
+        x = np.array([b"a", b"bc", b""], dtype=object)
+    else:
+        x = draw_any(ctx, (3,), dtype)
+    graph = tf.Graph()
+    built = []
+
+    def build():
+        with graph.as_default(), tf.device(ctx.device):
+            c = tf.constant(x, dtype=getattr(tf, dtype))
+            y = tf.reverse(c, axis=[0])
+            built.append((y, tf.compat.v1.get_default_graph() is graph))
+        return tf.constant(0)
+
+    fn = build if caller == "eager" else tf.function(build)
+    ctx.measure(fn, warm=False)
+    y, was_default = built[0]
+    ctx.check(was_default and y.graph is graph, "the op is not in the entered graph", "other")
+    with v1_session(graph) as sess:
+        got = np.asarray(sess.run(y))
+    want = x[::-1]
+    ctx.check_equal(got if dtype == "string" else got.astype(want.dtype), want)
+
+
+@case("reentered-graph-keeps-ops")
+def reentered(ctx):
+    import tensorflow as tf
+
+    graph = tf.Graph()
+    with graph.as_default():
+        tf.constant(1.0, name="first")
+
+    def again():
+        with graph.as_default():
+            tf.constant(2.0, name="second")
+            return [op.name for op in graph.get_operations()]
+
+    out = ctx.measure(again, warm=False)
+    ctx.check(out == ["first", "second"], f"operations {out}", "other")

@@ -1,9 +1,9 @@
 """tf.debugging.assert_less: holds silently, raises on violation, dtypes, broadcasting, graph mode."""
 
 import numpy as np
-from tfhelp import raises
+from tfhelp import MODES, REAL_FLOATS, SIGNED_INTS, UNSIGNED_INTS, raises
 
-from portbench_runner.api import case
+from portbench_runner.api import case, sweep
 
 
 @case("float32-holds", dtype="float32")
@@ -72,3 +72,60 @@ def graph(ctx, bad=False):
     else:
         out = ctx.measure(checked, x, y)
         ctx.check_equal(out, np.array([1, 2, 6], dtype="int32"))
+
+
+# Every ordered dtype assert_less compares on the CPU (complex and bool are refused: not
+# ordered), eager, in a tf.function and under XLA, where it gates a result through a control
+# dependency. Under XLA the Assert op is compiled away (tf2xla has no runtime assertions), so
+# only the holding form runs there; new names, so the cases above keep their ids.
+@sweep(
+    "{dtype}-{mode}-{form}-sweep",
+    dtype=REAL_FLOATS + SIGNED_INTS + UNSIGNED_INTS,
+    mode=MODES,
+    form=["holds", "violation"],
+    exclude=[{"mode": "xla", "form": "violation"}],
+)
+def assert_dtypes(ctx, dtype, mode, form):
+    import tensorflow as tf
+    from tfhelp import by_mode, placed
+
+    def gated(a, b):
+        with tf.control_dependencies([tf.debugging.assert_less(a, b)]):
+            return tf.identity(b)
+
+    lo = np.arange(0, 40, 2)  # even 0..38: exact in every width and in bfloat16
+    hi = lo + 1
+    if form == "violation":
+        hi[7] = lo[7]  # one equal pair: not strictly less
+    a, _ = placed(ctx, lo.astype("float32" if dtype == "bfloat16" else dtype), dtype)
+    b, b_host = placed(ctx, hi.astype("float32" if dtype == "bfloat16" else dtype), dtype)
+    fn = by_mode(ctx, gated, mode)
+    if form == "holds":
+        out = ctx.measure(fn, a, b)
+        ctx.check_equal(out, b_host.astype(ctx.to_numpy(out).dtype))
+    else:
+        out = ctx.measure(raises(lambda: fn(a, b), tf.errors.InvalidArgumentError))
+        ctx.check(out == "InvalidArgumentError", f"{dtype} 14 < 14 raised {out}", "other")
+
+
+@case("scalar-against-matrix-broadcast")
+def broadcast_scalar_left(ctx):
+    import tensorflow as tf
+
+    # A scalar on the left against a matrix: broadcasting the other way round.
+    y = ctx.put(ctx.rng.integers(5, 50, size=(4, 6)).astype("int64"))
+    out = ctx.measure(
+        raises(lambda: tf.debugging.assert_less(np.int64(4), y), tf.errors.InvalidArgumentError)
+    )
+    ctx.check(out is None, f"4 < every value raised {out}", "other")
+
+
+@case("incompatible-shapes-raise")
+def shapes(ctx):
+    import tensorflow as tf
+
+    x, y = ctx.put(np.zeros(3, "float32")), ctx.put(np.ones(4, "float32"))
+    out = ctx.measure(
+        raises(lambda: tf.debugging.assert_less(x, y), ValueError, tf.errors.InvalidArgumentError)
+    )
+    ctx.check(out is not None, "shapes (3,) and (4,) were compared", "other")

@@ -1,8 +1,8 @@
 """tf.test.TestCase.assertEqual: equal values pass, unequal raise the failure exception with msg."""
 
-from tfhelp import raises
+from tfhelp import EVERY_DTYPE, raises
 
-from portbench_runner.api import case
+from portbench_runner.api import case, sweep
 
 
 def _testcase():
@@ -52,3 +52,49 @@ def tensors(ctx):
     a = ctx.put(np.array(4, dtype="int32"))
     out = ctx.measure(raises(lambda: tc.assertEqual(int(a), 4), AssertionError))
     ctx.check(out is None, f"assertEqual on a converted tensor raised {out}", "other")
+
+
+# A scalar of every dtype, read from a tensor, against the Python value it holds (equal)
+# and against another value (unequal): assertEqual compares with ==, which NumPy scalars,
+# bfloat16 (ml_dtypes) and complex define against Python numbers. New names.
+@sweep("{dtype}-scalar-{outcome}-sweep", dtype=EVERY_DTYPE, outcome=["equal", "unequal"])
+def scalar_dtypes(ctx, dtype, outcome):
+    import numpy as np
+
+    tc = _testcase()
+    value = True if dtype == "bool" else 3
+    other = False if dtype == "bool" else 4
+    # The tensor's own NumPy scalar (bfloat16: the ml_dtypes scalar, not a float32 copy).
+    scalar = ctx.put(np.array(value), dtype=dtype).numpy()
+    second = value if outcome == "equal" else other
+    out = ctx.measure(raises(lambda: tc.assertEqual(scalar, second), AssertionError))
+    if outcome == "equal":
+        ctx.check(out is None, f"{dtype} {scalar!r} == {second!r} raised {out}", "other")
+    else:
+        ctx.check(
+            out == "AssertionError", f"{dtype} {scalar!r} vs {second!r} raised {out}", "other"
+        )
+
+
+@case("dict-order-insensitive")
+def dict_order(ctx):
+    tc = _testcase()
+    out = ctx.measure(
+        raises(lambda: tc.assertEqual({"a": 1, "b": 2}, {"b": 2, "a": 1}), AssertionError)
+    )
+    ctx.check(out is None, f"dicts in another order raised {out}", "other")
+
+
+@case("tuple-vs-list-unequal")
+def tuple_list(ctx):
+    tc = _testcase()
+    out = ctx.measure(raises(lambda: tc.assertEqual((1, 2), [1, 2]), AssertionError))
+    ctx.check(out == "AssertionError", f"(1, 2) vs [1, 2] raised {out}", "other")
+
+
+@case("nan-unequal-to-itself")
+def nan(ctx):
+    tc = _testcase()
+    a, b = float("nan"), float("nan")  # two NaN objects: == is False and identity differs
+    out = ctx.measure(raises(lambda: tc.assertEqual(a, b), AssertionError))
+    ctx.check(out == "AssertionError", f"nan vs nan raised {out}", "other")

@@ -8,9 +8,9 @@ import os
 import tempfile
 
 import numpy as np
-from tfhelp import raises, v1_graph
+from tfhelp import EVERY_DTYPE, STRINGS, raises, v1_graph
 
-from portbench_runner.api import case
+from portbench_runner.api import case, sweep
 
 NAME = "tensorflow.estimator.CheckpointSaverHook"
 
@@ -107,3 +107,79 @@ def bad_args(ctx):
     hook_cls = ctx.require(NAME)
     out = ctx.measure(raises(lambda: hook_cls("/tmp/x", save_steps=1, save_secs=1), ValueError))
     ctx.check(out == "ValueError", f"both save_steps and save_secs raised {out}", "other")
+
+
+# A variable of every dtype (and strings) is written by the hook and reads back equal from
+# the checkpoint; the training step the hook observes is one global-step increment. New
+# names, so the cases above keep their ids (skipped where tf.estimator is gone).
+@sweep("{dtype}-variable-sweep", dtype=EVERY_DTYPE + STRINGS)
+def variable_dtypes(ctx, dtype):
+    import tensorflow as tf
+    from tfhelp import draw_any
+
+    hook_cls = ctx.require(NAME)
+    v1 = tf.compat.v1
+    if dtype == "string":
+        x = np.array([b"ckpt", b"", b"portbench"], dtype=object)
+    else:
+        x = draw_any(ctx, (2, 3), dtype)
+    folder = tempfile.mkdtemp(prefix="portbench-ckpt-")
+    with v1_graph(ctx) as graph:
+        step = v1.train.create_global_step()
+        v1.Variable(tf.constant(x, dtype=getattr(tf, dtype)), name="value")
+        train = v1.assign_add(step, 1)
+    with graph.as_default():
+        hook = hook_cls(folder, save_steps=1)
+        with v1.train.MonitoredSession(hooks=[hook]) as sess:
+            ctx.measure(sess.run, train, warm=False)
+    reader = tf.train.load_checkpoint(tf.train.latest_checkpoint(folder))
+    dtypes = reader.get_variable_to_dtype_map()
+    ctx.check(
+        dtypes.get("value") == getattr(tf, dtype), f"saved dtype {dtypes.get('value')}", "type"
+    )
+    got = np.asarray(reader.get_tensor("value"))
+    ctx.check_equal(got if dtype == "string" else got.astype(x.dtype), x)
+
+
+@case("save-secs-initial-and-final")
+def save_secs(ctx):
+    import tensorflow as tf
+
+    hook_cls = ctx.require(NAME)
+    folder = tempfile.mkdtemp(prefix="portbench-ckpt-")
+    graph, train = _train_graph(ctx)
+    with graph.as_default():
+        hook = hook_cls(folder, save_secs=3600)  # the timer never fires within the case
+        sess = tf.compat.v1.train.MonitoredSession(hooks=[hook])
+        for _ in range(3):
+            sess.run(train)
+        ctx.measure(sess.close, warm=False)
+    paths = tf.train.get_checkpoint_state(folder).all_model_checkpoint_paths
+    steps = sorted(int(p.rsplit("-", 1)[1]) for p in paths)
+    # The hook saves once the session exists (step 0) and once more at the end (step 3).
+    ctx.check(steps == [0, 3], f"checkpoints at steps {steps}", "other")
+
+
+@case("scaffold-saver-subset")
+def scaffold(ctx):
+    import tensorflow as tf
+
+    hook_cls = ctx.require(NAME)
+    v1 = tf.compat.v1
+    folder = tempfile.mkdtemp(prefix="portbench-ckpt-")
+    with v1_graph(ctx) as graph:
+        step = v1.train.create_global_step()
+        kept = v1.Variable(np.float32(2.0), name="kept")
+        v1.Variable(np.float32(3.0), name="skipped")
+        train = v1.assign_add(step, 1)
+        saver = v1.train.Saver(var_list=[kept, step])
+    with graph.as_default():
+        hook = hook_cls(folder, save_steps=1, scaffold=v1.train.Scaffold(saver=saver))
+        with v1.train.MonitoredSession(hooks=[hook]) as sess:
+            ctx.measure(sess.run, train, warm=False)
+    names = set(
+        tf.train.load_checkpoint(tf.train.latest_checkpoint(folder)).get_variable_to_shape_map()
+    )
+    ctx.check(
+        "kept" in names and "skipped" not in names, f"checkpoint holds {sorted(names)}", "other"
+    )

@@ -3,9 +3,10 @@
 Correct gradients give an error near zero; a deliberately wrong custom gradient gives a large one.
 """
 
-from tfhelp import v1_graph, v1_session
+import numpy as np
+from tfhelp import COMPLEXES, REAL_FLOATS, v1_graph, v1_session
 
-from portbench_runner.api import case
+from portbench_runner.api import case, sweep
 
 
 def _error(ctx, make_y, x_value, limit=None, expect_large=False):
@@ -54,3 +55,52 @@ def wrong(ctx):
         return x * x, lambda dy: dy * 3.0  # the true gradient is 2x
 
     _error(ctx, bad_square, ctx.rng.uniform(1.0, 2.0, size=(4,)), expect_large=True)
+
+
+#: Central-difference step per dtype: a power of two (exact in the dtype) large enough
+#: that the low-precision floats resolve it; for a quadratic the central difference is
+#: exact, so the error is the dtype's rounding only.
+DELTAS = {"float16": 2**-5, "bfloat16": 2**-3}
+LIMITS = {"float16": 2e-2, "bfloat16": 0.1, "float32": 1e-3, "float64": 1e-8}
+
+
+# Every dtype the checker accepts (the real floats and complex), with a function of
+# several inputs (y = x * x * c + x, elementwise, c constant); a float64 reference is not
+# needed: the Jacobian error itself is the result. New names, so the cases above keep ids.
+@sweep("quadratic-{dtype}-sweep", dtype=REAL_FLOATS + COMPLEXES)
+def dtypes(ctx, dtype):
+    import tensorflow as tf
+
+    v1 = tf.compat.v1
+    host = "float32" if dtype == "bfloat16" else dtype
+    x_np = (np.arange(1, 7).reshape(2, 3) / 4).astype(host)  # quarters: exact everywhere
+    c_np = np.array([0.5, 1.0, 2.0]).astype(host)
+    if dtype.startswith("complex"):
+        x_np = x_np + 0.25j
+    with v1_graph(ctx) as graph:
+        x = (
+            tf.cast(tf.constant(x_np), getattr(tf, dtype))
+            if dtype == "bfloat16"
+            else tf.constant(x_np)
+        )
+        c = tf.cast(tf.constant(c_np), x.dtype)
+        y = x * x * c + x
+    delta = DELTAS.get(dtype, 1e-3)
+    with v1_session(graph) as sess, sess.as_default(), graph.as_default():
+        err = ctx.measure(
+            v1.test.compute_gradient_error, x, [2, 3], y, [2, 3], x_init_value=x_np, delta=delta
+        )
+    limit = LIMITS[dtype.replace("complex64", "float32").replace("complex128", "float64")]
+    ctx.check(float(err) < limit, f"{dtype} gradient error {err} above {limit}")
+
+
+# The checker reads the gradient from the graph: a second-order (nested) gradient, in
+# float64, is a function like any other.
+@case("second-derivative-float64")
+def second(ctx):
+    import tensorflow as tf
+
+    def dcube(x):
+        return tf.gradients(x * x * x, x)[0]  # 3 x^2
+
+    _error(ctx, dcube, ctx.rng.uniform(0.5, 2.0, size=(5,)), limit=1e-6)

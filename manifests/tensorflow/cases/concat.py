@@ -1,9 +1,9 @@
 """tf.TensorArray.concat: elements of different lengths joined along axis 0; eager, graph and XLA loops."""
 
 import numpy as np
-from tfhelp import by_mode
+from tfhelp import EVERY_DTYPE, MODES, REAL_FLOATS, by_mode
 
-from portbench_runner.api import case
+from portbench_runner.api import case, sweep
 
 
 @case("float32-ragged-rows", dtype="float32", lengths=[3, 1, 4, 2])
@@ -54,3 +54,52 @@ def gradient(ctx):
 
     out = ctx.measure(grad)
     ctx.check_close(out, np.array([7.0, 7.0, 2.0]), dtype="float32")
+
+
+# Every dtype a TensorArray holds, eager and in a tf.function with rows of different
+# lengths, and under XLA, which needs one static element shape (a TensorList of ragged
+# elements cannot be compiled); new names, so the cases above keep their ids.
+@sweep("{dtype}-{mode}-sweep", dtype=EVERY_DTYPE, mode=MODES)
+def concat_dtypes(ctx, dtype, mode):
+    import tensorflow as tf
+    from tfhelp import check_dtype, draw_any, placed
+
+    lengths = [2, 2, 2] if mode == "xla" else [3, 0, 1, 2]
+    parts = [placed(ctx, draw_any(ctx, (n, 2), dtype), dtype) for n in lengths]
+
+    def fn(*elems):
+        shape = [2, 2] if mode == "xla" else None
+        ta = tf.TensorArray(
+            getattr(tf, dtype), size=len(elems), infer_shape=mode == "xla", element_shape=shape
+        )
+        for i, e in enumerate(elems):
+            ta = ta.write(i, e)
+        return ta.concat()
+
+    out = ctx.measure(by_mode(ctx, fn, mode), *(p[0] for p in parts))
+    check_dtype(ctx, out, dtype)
+    expected = np.concatenate([p[1] for p in parts])
+    ctx.check_equal(ctx.to_numpy(out), expected.astype(ctx.to_numpy(out).dtype))
+
+
+# The gradient splits the upstream gradient back into the written elements, in every
+# float dtype and mode: d sum(concat * w) / d element_i = the rows of w it covers.
+@sweep("grad-{dtype}-{mode}-sweep", dtype=REAL_FLOATS, mode=MODES)
+def concat_grad_dtypes(ctx, dtype, mode):
+    import tensorflow as tf
+    from tfhelp import check_dtype, check_swept, draw, placed
+
+    x, _ = placed(ctx, draw(ctx, (2, 3), dtype), dtype)
+    w, ws = placed(ctx, draw(ctx, (4, 3), dtype), dtype)
+
+    def grad(a, b):
+        with tf.GradientTape() as tape:
+            tape.watch(a)
+            ta = tf.TensorArray(a.dtype, size=2, element_shape=[2, 3])
+            ta = ta.write(0, a).write(1, a * 2)
+            y = tf.reduce_sum(ta.concat() * b)
+        return tape.gradient(y, a)
+
+    out = ctx.measure(by_mode(ctx, grad, mode), x, w)
+    check_dtype(ctx, out, dtype)
+    check_swept(ctx, out, ws[:2] + 2 * ws[2:], scale=2.0)

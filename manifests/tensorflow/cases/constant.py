@@ -1,9 +1,9 @@
 """tf.constant: from lists, NumPy arrays and scalars; dtype and shape options; strings; graph/XLA."""
 
 import numpy as np
-from tfhelp import by_mode
+from tfhelp import EVERY_DTYPE, MODES, by_mode
 
-from portbench_runner.api import case
+from portbench_runner.api import case, sweep
 
 
 @case("list-float32", value=[[1.5, 2.0], [3.0, -4.25]], dtype=None, expect="float32")
@@ -57,3 +57,52 @@ def constant_compiled(ctx, mode):
     fn = by_mode(ctx, lambda t: t + tf.constant(table), mode)
     out = ctx.measure(fn, ctx.put(np.ones((3, 4), dtype="float32")))
     ctx.check_equal(out, table + 1)
+
+
+def _source(ctx, dtype, form):
+    """The value handed to tf.constant in ``form`` and the array it must equal (host dtype:
+    bfloat16 as float32)."""
+    from tfhelp import draw_any
+
+    x = draw_any(ctx, (3, 4), dtype, 0, 9)
+    if form == "list":
+        return x.tolist(), x
+    if form == "scalar-shape":
+        return x.flat[0].item(), np.full((3, 4), x.flat[0])
+    return x, x
+
+
+# Every dtype tf.constant builds, from a NumPy array, a Python list (converted to the
+# dtype asked for) and a scalar broadcast to a shape; eager, inside a tf.function and
+# under XLA (where the constant is folded into the compiled graph); new names, so the
+# cases above keep their ids.
+@sweep(
+    "{dtype}-{form}-{mode}-sweep",
+    dtype=EVERY_DTYPE,
+    form=["numpy", "list", "scalar-shape"],
+    mode=MODES,
+)
+def constant_dtypes(ctx, dtype, form, mode):
+    import tensorflow as tf
+    from tfhelp import check_dtype
+
+    value, expected = _source(ctx, dtype, form)
+    target = getattr(tf, dtype)
+    shape = (3, 4) if form == "scalar-shape" else None
+    if mode == "eager":
+        out = ctx.measure(tf.constant, value, dtype=target, shape=shape)
+    else:
+        out = ctx.measure(by_mode(ctx, lambda: tf.constant(value, dtype=target, shape=shape), mode))
+    check_dtype(ctx, out, dtype)
+    got = ctx.to_numpy(out)
+    ctx.check_equal(got, np.asarray(expected).astype(got.dtype))
+
+
+@case("lossy-conversion-raises")
+def constant_lossy(ctx):
+    import tensorflow as tf
+    from tfhelp import raises
+
+    # A Python float does not become an integer constant silently.
+    out = ctx.measure(raises(lambda: tf.constant([1.5], dtype=tf.int32), TypeError, ValueError))
+    ctx.check(out is not None, "tf.constant([1.5], int32) raised nothing", "type")

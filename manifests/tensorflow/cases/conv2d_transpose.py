@@ -2,9 +2,9 @@
 
 import numpy as np
 from convref import conv2d_transpose, conv_nd
-from tfhelp import by_mode
+from tfhelp import MODES, REAL_FLOATS, by_mode
 
-from portbench_runner.api import case
+from portbench_runner.api import case, sweep
 
 
 @case("float32-valid-stride2", dtype="float32", stride=2, padding="VALID")
@@ -69,3 +69,58 @@ def gradient(ctx):
     out = ctx.measure(grad)
     # The gradient of the transpose is the convolution of the upstream gradient with w.
     ctx.check_close(out, conv_nd(g_np, w_np, [2, 2], "SAME"), dtype="float64")
+
+
+#: Tolerance relative to the largest |output|, by dtype.
+SWEEP_TOL = {"float16": 4e-3, "bfloat16": 3e-2, "float32": 1e-5, "float64": 1e-12}
+
+
+# Every float dtype conv2d_transpose has CPU kernels for, eager, in a tf.function and under
+# XLA, stride 2 with SAME and VALID padding; inputs rounded to the dtype first. New names.
+@sweep("{dtype}-{padding}-{mode}-sweep", dtype=REAL_FLOATS, padding=["SAME", "VALID"], mode=MODES)
+def transpose_dtypes(ctx, dtype, padding, mode):
+    import tensorflow as tf
+    from tfhelp import check_dtype, draw, placed
+
+    n, h, wd, cin, cout = 2, 3, 4, 3, 2
+    x, xs = placed(ctx, draw(ctx, (n, h, wd, cin), dtype, -1, 1), dtype)
+    w, ws = placed(ctx, draw(ctx, (3, 3, cout, cin), dtype, -1, 1), dtype)
+    out_hw = (h * 2, wd * 2) if padding == "SAME" else ((h - 1) * 2 + 3, (wd - 1) * 2 + 3)
+    shape = [n, out_hw[0], out_hw[1], cout]
+    fn = by_mode(ctx, lambda a, b: tf.nn.conv2d_transpose(a, b, shape, 2, padding=padding), mode)
+    out = ctx.measure(fn, x, w)
+    check_dtype(ctx, out, dtype)
+    expected = conv2d_transpose(xs, ws, out_hw, 2, padding)
+    tol = SWEEP_TOL[dtype]
+    ctx.check_close(out, expected, rtol=tol, atol=tol * np.abs(expected).max())
+
+
+# Gradients wrt the input and the filter in every float dtype and mode: the input gradient
+# of <convT(x, w), g> is conv2d(g, w); the filter gradient is checked by linearity,
+# <d/dw, w> == <convT(x, w), g> (the output is linear in w).
+@sweep("grad-{dtype}-{mode}-sweep", dtype=REAL_FLOATS, mode=MODES)
+def transpose_grad_dtypes(ctx, dtype, mode):
+    import tensorflow as tf
+    from tfhelp import check_dtype, draw, placed
+
+    x, xs = placed(ctx, draw(ctx, (1, 3, 3, 2), dtype, -1, 1), dtype)
+    w, ws = placed(ctx, draw(ctx, (2, 2, 3, 2), dtype, -1, 1), dtype)
+    g, gs = placed(ctx, draw(ctx, (1, 6, 6, 3), dtype, -1, 1), dtype)
+
+    def grads(a, b, up):
+        with tf.GradientTape() as tape:
+            tape.watch([a, b])
+            y = tf.reduce_sum(tf.nn.conv2d_transpose(a, b, [1, 6, 6, 3], 2, padding="SAME") * up)
+        return tape.gradient(y, [a, b])
+
+    dx, dw = ctx.measure(by_mode(ctx, grads, mode), x, w, g)
+    check_dtype(ctx, dx, dtype)
+    tol = SWEEP_TOL[dtype] * 4
+    expected = conv_nd(gs, ws, [2, 2], "SAME")
+    ctx.check_close(dx, expected, rtol=tol, atol=tol * np.abs(expected).max(), what="input grad")
+    value = float((conv2d_transpose(xs, ws, (6, 6), 2, "SAME") * gs).sum())
+    got = float((ctx.to_numpy(dw).astype("float64") * ws).sum())
+    scale = float(
+        (np.abs(conv2d_transpose(np.abs(xs), np.abs(ws), (6, 6), 2, "SAME")) * np.abs(gs)).sum()
+    )
+    ctx.check(abs(got - value) <= tol * max(scale, 1.0), f"<dw, w> = {got}, <convT, g> = {value}")

@@ -2,9 +2,9 @@
 
 import numpy as np
 from convref import conv_nd
-from tfhelp import by_mode
+from tfhelp import MODES, REAL_FLOATS, by_mode
 
-from portbench_runner.api import case
+from portbench_runner.api import case, sweep
 
 
 @case("float32-valid", dtype="float32", strides=[1, 1, 1], padding="VALID")
@@ -61,3 +61,53 @@ def gradient(ctx):
                     :, None
                 ]
     ctx.check_close(out, expected, dtype="float64")
+
+
+#: Tolerance relative to the largest |output|, by dtype (a 3x3x3x3 window sums 81 products).
+SWEEP_TOL = {"float16": 4e-3, "bfloat16": 3e-2, "float32": 1e-5, "float64": 1e-12}
+
+
+# Every dtype conv3d has CPU kernels for (the real floats; integers and complex are refused),
+# eager, in a tf.function and under XLA, SAME with stride 2 on one axis; the inputs are
+# rounded to the dtype first, so the float64 reference sees what the op sees. New names.
+@sweep("{dtype}-{mode}-sweep", dtype=REAL_FLOATS, mode=MODES)
+def conv3d_dtypes(ctx, dtype, mode):
+    import tensorflow as tf
+    from tfhelp import check_dtype, draw, placed
+
+    x, xs = placed(ctx, draw(ctx, (1, 5, 4, 6, 3), dtype, -1, 1), dtype)
+    w, ws = placed(ctx, draw(ctx, (3, 3, 3, 3, 2), dtype, -1, 1), dtype)
+    fn = by_mode(ctx, lambda a, b: tf.nn.conv3d(a, b, [1, 1, 2, 1, 1], "SAME"), mode)
+    out = ctx.measure(fn, x, w)
+    check_dtype(ctx, out, dtype)
+    expected = conv_nd(xs, ws, [1, 2, 1], "SAME")
+    tol = SWEEP_TOL[dtype]
+    ctx.check_close(out, expected, rtol=tol, atol=tol * np.abs(expected).max())
+
+
+# The input gradient of sum(conv3d(x, w)) in every float dtype and mode: each input voxel
+# collects the sum of the filter taps that cover it (a convolution of ones with w).
+@sweep("grad-input-{dtype}-{mode}-sweep", dtype=REAL_FLOATS, mode=MODES)
+def conv3d_grad_dtypes(ctx, dtype, mode):
+    import tensorflow as tf
+    from tfhelp import check_dtype, draw, placed
+
+    x, _ = placed(ctx, draw(ctx, (1, 4, 4, 4, 2), dtype, -1, 1), dtype)
+    w, ws = placed(ctx, draw(ctx, (2, 2, 2, 2, 3), dtype, -1, 1), dtype)
+
+    def grad(a, b):
+        with tf.GradientTape() as tape:
+            tape.watch(a)
+            y = tf.reduce_sum(tf.nn.conv3d(a, b, [1, 1, 1, 1, 1], "VALID"))
+        return tape.gradient(y, a)
+
+    out = ctx.measure(by_mode(ctx, grad, mode), x, w)
+    check_dtype(ctx, out, dtype)
+    taps = ws.sum(axis=4)  # [kd, kh, kw, cin]: d sum / d x for each tap
+    expected = np.zeros((1, 4, 4, 4, 2))
+    for i in range(3):
+        for j in range(3):
+            for k in range(3):
+                expected[0, i : i + 2, j : j + 2, k : k + 2] += taps
+    tol = SWEEP_TOL[dtype]
+    ctx.check_close(out, expected, rtol=tol, atol=tol * np.abs(expected).max())

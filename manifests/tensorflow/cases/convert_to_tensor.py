@@ -1,9 +1,9 @@
 """tf.convert_to_tensor: lists, NumPy, scalars, dtype and dtype_hint, tensors pass through, errors."""
 
 import numpy as np
-from tfhelp import by_mode, raises
+from tfhelp import EVERY_DTYPE, MODES, by_mode, raises
 
-from portbench_runner.api import case
+from portbench_runner.api import case, sweep
 
 
 @case("list-float32", value=[[1.0, 2.0]], kw={}, expect="float32")
@@ -54,3 +54,63 @@ def convert_compiled(ctx, mode):
     fn = by_mode(ctx, lambda t: t * tf.convert_to_tensor([1.0, 2.0, 3.0]), mode)
     out = ctx.measure(fn, ctx.put(np.full(3, 2.0, dtype="float32")))
     ctx.check_equal(out, np.array([2.0, 4.0, 6.0], dtype="float32"))
+
+
+# Every dtype a NumPy array carries into a tensor unchanged (bfloat16 is asked for with
+# dtype=, from float32 values), eager, inside a tf.function and under XLA; new names, so
+# the cases above keep their ids.
+@sweep("{dtype}-{mode}-sweep", dtype=EVERY_DTYPE, mode=MODES)
+def convert_dtypes(ctx, dtype, mode):
+    import tensorflow as tf
+    from tfhelp import check_dtype, draw_any
+
+    x = draw_any(ctx, (4, 5), dtype)
+    kwargs = {"dtype": tf.bfloat16} if dtype == "bfloat16" else {}
+    if mode == "eager":
+        out = ctx.measure(tf.convert_to_tensor, x, **kwargs)
+    else:
+        out = ctx.measure(by_mode(ctx, lambda: tf.convert_to_tensor(x, **kwargs), mode))
+    check_dtype(ctx, out, dtype)
+    got = ctx.to_numpy(out)
+    ctx.check_equal(got, x.astype(got.dtype))
+
+
+# dtype_hint applies to Python ints for every numeric dtype they fit (the hint is a
+# preference: what cannot convert falls back to the default instead of raising).
+@sweep(
+    "int-list-hint-{dtype}-sweep",
+    dtype=[
+        "float16",
+        "bfloat16",
+        "float32",
+        "float64",
+        "complex64",
+        "complex128",
+        "int8",
+        "int16",
+        "int64",
+        "uint8",
+        "uint16",
+        "uint32",
+        "uint64",
+    ],
+)
+def convert_hint(ctx, dtype):
+    import tensorflow as tf
+    from tfhelp import check_dtype
+
+    out = ctx.measure(tf.convert_to_tensor, [0, 3, 7], dtype_hint=getattr(tf, dtype))
+    check_dtype(ctx, out, dtype)
+    got = ctx.to_numpy(out)
+    ctx.check_equal(got, np.array([0, 3, 7]).astype(got.dtype))
+
+
+@case("tensor-other-dtype-raises")
+def convert_tensor_mismatch(ctx):
+    import tensorflow as tf
+
+    t = ctx.put(np.arange(3, dtype="int32"))
+    out = ctx.measure(
+        raises(lambda: tf.convert_to_tensor(t, dtype=tf.int64), ValueError, TypeError)
+    )
+    ctx.check(out is not None, "an int32 tensor converted to int64 silently", "type")

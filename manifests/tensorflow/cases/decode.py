@@ -6,8 +6,9 @@ formatting options, so those are what these cases test.
 """
 
 import numpy as np
+from tfhelp import EAGER_GRAPH, EVERY_DTYPE
 
-from portbench_runner.api import case
+from portbench_runner.api import case, sweep
 
 
 def _decoded(ctx, out):
@@ -80,3 +81,56 @@ def large(ctx):
     out = ctx.measure(ctx.graph(tf.strings.as_string), ctx.put(x))
     got = ctx.to_numpy(out)
     ctx.check(got.shape == (100, 1000) and got[99, 999] == b"99999", f"shape {got.shape}", "other")
+
+
+def _formatted(value, dtype):
+    """as_string's default format: integers in full, floats and both parts of a complex with
+    six decimals (printf %f), bool as true/false."""
+    if dtype == "bool":
+        return "true" if value else "false"
+    if dtype.startswith("complex"):
+        return f"({value.real:f},{value.imag:f})"
+    if dtype.startswith(("float", "bfloat")):
+        return f"{value:f}"
+    return str(int(value))
+
+
+# Every dtype as_string formats (all numeric dtypes and bool), eager and in a tf.function
+# (a string output has no XLA kernel); integers include the dtype's extremes, floats are
+# quarters (exact in every float width); new names, so the cases above keep their ids.
+@sweep("{dtype}-{mode}-sweep", dtype=EVERY_DTYPE, mode=EAGER_GRAPH)
+def as_string_dtypes(ctx, dtype, mode):
+    import tensorflow as tf
+    from tfhelp import by_mode, placed
+
+    if dtype == "bool":
+        x = np.array([True, False, False, True])
+    elif dtype.startswith("complex"):
+        x = (ctx.rng.integers(-40, 40, 6) / 4 + 1j * ctx.rng.integers(-40, 40, 6) / 4).astype(dtype)
+    elif dtype.startswith(("float", "bfloat")):
+        x = (ctx.rng.integers(-400, 400, 6) / 4).astype("float32" if dtype == "bfloat16" else dtype)
+    else:
+        info = np.iinfo(dtype)
+        x = np.array([info.min, info.max, 0, 7, info.max // 3], dtype=dtype)
+    t, exact = placed(ctx, x, dtype)
+    out = ctx.measure(by_mode(ctx, tf.strings.as_string, mode), t)
+    got = _decoded(ctx, out)
+    # Integers from the array itself (float64 would round 64-bit extremes); floats from
+    # the device's values (bfloat16 rounds the quarters above 32).
+    exact_ints = dtype == "bool" or dtype.startswith(("int", "uint"))
+    expected = [_formatted(v, dtype) for v in (x if exact_ints else exact)]
+    ctx.check(got == expected, f"gave {got}, expected {expected}", "other")
+
+
+@case("empty-and-scalar")
+def as_string_shapes(ctx):
+    import tensorflow as tf
+
+    out = ctx.measure(
+        lambda: (
+            tf.strings.as_string(ctx.put(np.zeros((0, 2), "int32"))),
+            tf.strings.as_string(ctx.put(np.float64(0.5)), precision=1),
+        )
+    )
+    ctx.check(tuple(out[0].shape) == (0, 2), f"empty gave shape {tuple(out[0].shape)}", "other")
+    ctx.check(ctx.to_numpy(out[1]) == b"0.5", f"scalar gave {ctx.to_numpy(out[1])}", "other")

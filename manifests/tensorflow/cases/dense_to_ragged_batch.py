@@ -1,8 +1,9 @@
 """tf.data.experimental.dense_to_ragged_batch: batches elements of different lengths into RaggedTensors."""
 
 import numpy as np
+from tfhelp import EVERY_DTYPE, STRINGS
 
-from portbench_runner.api import case
+from portbench_runner.api import case, sweep
 
 NAME = "tensorflow.data.experimental.dense_to_ragged_batch"
 
@@ -42,3 +43,36 @@ def equal(ctx):
     # Components whose static shape is fully defined are batched densely, as Dataset.batch does.
     ctx.check(isinstance(out[0], tf.Tensor), f"element type {type(out[0]).__name__}", "type")
     ctx.check_equal(out[1], np.arange(6, 12, dtype="float32").reshape(2, 3))
+
+
+# Elements of every dtype (and strings) with varying lengths, batched ragged; the
+# row_splits dtype in both forms the argument takes (int64 default, int32). New names.
+@sweep("{dtype}-splits-{splits}-sweep", dtype=EVERY_DTYPE + STRINGS, splits=["int64", "int32"])
+def dtypes(ctx, dtype, splits):
+    import tensorflow as tf
+
+    op = ctx.require(NAME)
+    lengths = [2, 0, 3, 1, 4]
+    target = getattr(tf, dtype)
+
+    def element(n):
+        values = tf.range(n) % 2
+        if dtype == "string":
+            return tf.strings.as_string(values)
+        return tf.cast(values, target) if dtype != "bool" else values > 0
+
+    ds = tf.data.Dataset.from_tensor_slices(np.array(lengths, dtype="int64")).map(element)
+    ds = ds.apply(op(2, row_splits_dtype=getattr(tf, splits)))
+    out = ctx.measure(lambda: list(ds))
+    spec = ds.element_spec
+    ctx.check(
+        spec.dtype.name == dtype and spec.row_splits_dtype.name == splits, f"spec {spec}", "type"
+    )
+    ctx.check([len(b.row_lengths()) for b in out] == [2, 2, 1], f"{len(out)} batches", "other")
+    lens = [int(n) for b in out for n in b.row_lengths().numpy()]
+    ctx.check(lens == lengths, f"row lengths {lens}", "other")
+    flat = np.concatenate([np.asarray(b.flat_values.numpy()).reshape(-1) for b in out])
+    want = np.concatenate([np.arange(n) % 2 for n in lengths])
+    if dtype == "string":
+        want = np.array([str(v).encode() for v in want], dtype=object)
+    ctx.check_equal(flat.astype(want.dtype) if dtype != "string" else flat, want)

@@ -5,9 +5,9 @@ clipped at the image border, colors used in turn).
 """
 
 import numpy as np
-from tfhelp import by_mode
+from tfhelp import EAGER_GRAPH, by_mode
 
-from portbench_runner.api import case
+from portbench_runner.api import case, sweep
 
 
 def _draw(images, boxes, colors):
@@ -61,3 +61,47 @@ def draw(ctx, dtype, boxes, mode="eager", size=20):
     out = ctx.measure(fn, ctx.put(images), ctx.put(box_arr), ctx.put(colors))
     expected = _draw(images, box_arr, colors.astype(dtype).astype("float64"))
     ctx.check_close(out, expected, dtype=dtype)
+
+
+# The image dtypes DrawBoundingBoxes has CPU kernels for (float16 and float32; other
+# dtypes are refused and the op has no XLA kernel), eager and in a tf.function, with two
+# images and a box each, grey (depth 1) and RGBA (depth 4: colors cut to the depth; RGB is
+# covered above); new names.
+@sweep(
+    "{dtype}-depth{depth}-{mode}-sweep",
+    dtype=["float16", "float32"],
+    depth=[1, 4],
+    mode=EAGER_GRAPH,
+)
+def draw_dtypes(ctx, dtype, depth, mode):
+    import tensorflow as tf
+    from tfhelp import check_dtype
+
+    images = ctx.rng.uniform(0.0, 0.3, size=(2, 9, 11, depth)).astype(dtype)
+    # No corner lands on an integer pixel after rounding (0.9 * 10 is 9 in float32 but
+    # 8.99... in float64, and TensorFlow versions differ in which they floor).
+    boxes = np.array([[[0.15, 0.25, 0.7, 0.85]], [[0.0, 0.5, 1.0, 1.0]]], dtype="float32")
+    colors = np.array(COLORS, dtype="float32")
+    out = ctx.measure(
+        by_mode(ctx, tf.image.draw_bounding_boxes, mode),
+        ctx.put(images),
+        ctx.put(boxes),
+        ctx.put(colors),
+    )
+    check_dtype(ctx, out, dtype)
+    ctx.check_close(out, _draw(images, boxes, colors.astype(dtype).astype("float64")), dtype=dtype)
+
+
+@case("float32-no-boxes-unchanged")
+def draw_none(ctx):
+    import tensorflow as tf
+
+    images = ctx.rng.uniform(0.0, 1.0, size=(1, 6, 6, 3)).astype("float32")
+    boxes = np.zeros((1, 0, 4), dtype="float32")
+    out = ctx.measure(
+        tf.image.draw_bounding_boxes,
+        ctx.put(images),
+        ctx.put(boxes),
+        ctx.put(np.array(COLORS, "float32")),
+    )
+    ctx.check_equal(out, images)

@@ -1,9 +1,9 @@
 """tf.Tensor.eval: a TF1 graph tensor evaluated in a (default or explicit) Session, with feeds."""
 
 import numpy as np
-from tfhelp import raises, v1_graph, v1_session
+from tfhelp import EVERY_DTYPE, raises, v1_graph, v1_session
 
-from portbench_runner.api import case
+from portbench_runner.api import case, sweep
 
 
 @case("float32-explicit-session", dtype="float32")
@@ -56,3 +56,33 @@ def eager(ctx):
     t = ctx.put(np.array([1.0]))
     out = ctx.measure(raises(t.eval, NotImplementedError, AttributeError, RuntimeError))
     ctx.check(out is not None, "eval() of an eager tensor did not raise", "other")
+
+
+# A graph tensor of every dtype evaluated in a Session: a constant (folded or not, the
+# graph holds the values) and a placeholder fed through feed_dict in the default session;
+# the tensor is a reversal, an op every dtype has a CPU kernel for. New names.
+@sweep("{dtype}-{form}-sweep", dtype=EVERY_DTYPE, form=["constant", "feed"])
+def eval_dtypes(ctx, dtype, form):
+    import tensorflow as tf
+    from tfhelp import draw_any
+
+    v1 = tf.compat.v1
+    x = draw_any(ctx, (3, 5), dtype)
+    with v1_graph(ctx) as graph:
+        if form == "feed":
+            source = v1.placeholder(getattr(tf, dtype), shape=(None, 5))
+        elif dtype == "bfloat16":
+            source = tf.constant(x, dtype=tf.bfloat16)
+        else:
+            source = tf.constant(x)
+        t = tf.reverse(source, axis=[1])
+    feed = {source: x} if form == "feed" else None
+    with v1_session(graph) as sess, sess.as_default():
+        out = ctx.measure(t.eval, feed_dict=feed)
+    got = np.asarray(out)
+    ctx.check(
+        got.dtype.name == dtype,  # bfloat16 comes back as ml_dtypes.bfloat16
+        f"numpy dtype {got.dtype}",
+        "type",
+    )
+    ctx.check_equal(got.astype(x.dtype), x[:, ::-1])

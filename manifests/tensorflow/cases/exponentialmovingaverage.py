@@ -1,9 +1,9 @@
 """tf.train.ExponentialMovingAverage: shadow = decay*shadow + (1-decay)*value; num_updates; zero_debias."""
 
 import numpy as np
-from tfhelp import v1_graph, v1_session
+from tfhelp import MODES, REAL_FLOATS, v1_graph, v1_session
 
-from portbench_runner.api import case
+from portbench_runner.api import case, sweep
 
 
 @case("float32-eager", dtype="float32", decay=0.9)
@@ -79,3 +79,29 @@ def in_function(ctx):
 
     out = ctx.measure(step, ctx.put(np.array([3.0], dtype="float32")), warm=False)
     ctx.check_close(out, np.array([2.0]), dtype="float32")
+
+
+# Every float dtype a moving average keeps, its update run eagerly, in a tf.function and
+# under XLA (the shadow is created eagerly first, equal to the variable): shadow =
+# shadow - (shadow - value) * (1 - decay), decay a float32 cast to the dtype. New names.
+@sweep("{dtype}-{mode}-sweep", dtype=REAL_FLOATS, mode=MODES)
+def ema_dtypes(ctx, dtype, mode):
+    import tensorflow as tf
+    from tfhelp import by_mode, check_dtype, check_swept, draw, placed
+
+    decay = 0.75  # exact in every float dtype
+    first, first_exact = placed(ctx, draw(ctx, (32,), dtype), dtype)
+    second, second_exact = placed(ctx, draw(ctx, (32,), dtype), dtype)
+    var = tf.Variable(first)
+    ema = tf.train.ExponentialMovingAverage(decay)
+    ema.apply([var])
+
+    def step(value):
+        var.assign(value)
+        ema.apply([var])
+        return ema.average(var).read_value()
+
+    out = ctx.measure(by_mode(ctx, step, mode), second, warm=False)
+    check_dtype(ctx, out, dtype)
+    expected = first_exact - (first_exact - second_exact) * (1 - decay)
+    check_swept(ctx, out, expected, scale=2.0)

@@ -1,9 +1,9 @@
 """tf.data.experimental.from_list: a dataset yielding the list's elements (scalars, tuples, dicts) in order."""
 
 import numpy as np
-from tfhelp import raises
+from tfhelp import EVERY_DTYPE, STRINGS, raises
 
-from portbench_runner.api import case
+from portbench_runner.api import case, sweep
 
 NAME = "tensorflow.data.experimental.from_list"
 
@@ -48,3 +48,35 @@ def mixed(ctx):
     from_list = ctx.require(NAME)
     out = ctx.measure(raises(lambda: from_list([1, (2, 3)]), ValueError, TypeError))
     ctx.check(out is not None, "elements of different structures were accepted", "other")
+
+
+# Elements of every dtype (and strings), as eager tensors and as NumPy arrays: the
+# dataset's element_spec keeps the dtype and iterating yields the values in order. New names.
+@sweep("{dtype}-{source}-sweep", dtype=EVERY_DTYPE + STRINGS, source=["tensor", "numpy"])
+def dtypes(ctx, dtype, source):
+    import tensorflow as tf
+    from tfhelp import draw_any
+
+    from_list = ctx.require(NAME)
+    if dtype == "string":
+        items = [np.array([f"e{i}", "x"]) for i in range(4)]
+    else:
+        items = [draw_any(ctx, (3,), dtype) for _ in range(4)]
+    if source == "tensor" or dtype == "bfloat16":  # bfloat16 has no plain NumPy dtype
+        items_in = [tf.constant(x, dtype=getattr(tf, dtype)) for x in items]
+    else:
+        items_in = items
+    ds = from_list(items_in)
+    out = ctx.measure(lambda: list(ds.as_numpy_iterator()))
+    ctx.check(ds.element_spec.dtype.name == dtype, f"element_spec {ds.element_spec}", "type")
+    ctx.check(len(out) == 4, f"{len(out)} elements", "other")
+    for got, want in zip(out, items):
+        want = want.astype(object).astype(bytes) if dtype == "string" else want
+        ctx.check_equal(np.asarray(got).astype(want.dtype), want)
+
+
+@case("empty-list-raises")
+def empty(ctx):
+    from_list = ctx.require(NAME)
+    out = ctx.measure(raises(lambda: from_list([]), ValueError))
+    ctx.check(out == "ValueError", f"an empty list raised {out}", "other")

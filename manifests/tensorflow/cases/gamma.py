@@ -1,8 +1,9 @@
 """tf.random.gamma: sample moments against alpha/beta, shapes, dtypes, seeds, reparameterized gradient."""
 
 import numpy as np
+from tfhelp import EAGER_GRAPH
 
-from portbench_runner.api import case
+from portbench_runner.api import case, sweep
 
 N = 200_000
 
@@ -68,3 +69,62 @@ def gradient(ctx):
     out = ctx.measure(grad)
     # E[dX/dalpha] = d E[X] / dalpha = 1 / beta.
     ctx.check_close(out, np.array([1.0, 0.25]), rtol=0.02, atol=0.0)
+
+
+#: The dtypes RandomGamma samples in on the CPU (bfloat16 and integers are refused).
+GAMMA_DTYPES = ["float16", "float32", "float64"]
+
+
+# Each sampling dtype, eager and in a tf.function (RandomGamma has no XLA kernel), with a
+# batch of (alpha, beta) pairs: per-pair moments within generous bounds, positivity, shape
+# and dtype; fixed op seed. New names, so the cases above keep their ids.
+@sweep("{dtype}-{mode}-sweep", dtype=GAMMA_DTYPES, mode=EAGER_GRAPH)
+def gamma_dtypes(ctx, dtype, mode):
+    ctx.not_comparable("draws from the device's random generator")
+    import tensorflow as tf
+    from tfhelp import by_mode, check_dtype
+
+    alphas = np.array([0.6, 3.0], dtype=dtype)
+    betas = np.array([[1.0], [2.5]], dtype=dtype)
+    fn = by_mode(
+        ctx, lambda a, b: tf.random.gamma([20_000], a, b, dtype=getattr(tf, dtype), seed=5), mode
+    )
+    out = ctx.measure(fn, ctx.put(alphas), ctx.put(betas))
+    check_dtype(ctx, out, dtype)
+    ctx.check(tuple(out.shape) == (20_000, 2, 2), f"shape {tuple(out.shape)}", "other")
+    s = ctx.to_numpy(out).astype("float64")
+    for i, beta in enumerate(betas[:, 0].astype("float64")):
+        for j, alpha in enumerate(alphas.astype("float64")):
+            _moments_ok(ctx, s[:, i, j], alpha, beta)
+
+
+# The reparameterized gradient in float32 and float64, eager and in a tf.function:
+# E[dX/dbeta] = -alpha / beta^2 (X = G / beta with G ~ Gamma(alpha, 1)).
+@sweep("grad-beta-{dtype}-{mode}-sweep", dtype=["float32", "float64"], mode=EAGER_GRAPH)
+def gamma_grad_dtypes(ctx, dtype, mode):
+    ctx.not_comparable("draws from the device's random generator")
+    import tensorflow as tf
+    from tfhelp import by_mode, check_dtype
+
+    alpha = ctx.put(np.array([2.0, 0.8], dtype=dtype))
+    beta = ctx.put(np.array([1.0, 2.0], dtype=dtype))
+
+    def grad(a, b):
+        with tf.GradientTape() as tape:
+            tape.watch(b)
+            s = tf.random.gamma([50_000], a, b, dtype=getattr(tf, dtype), seed=9)
+            m = tf.reduce_mean(s, axis=0)
+        return tape.gradient(m, b)
+
+    out = ctx.measure(by_mode(ctx, grad, mode), alpha, beta)
+    check_dtype(ctx, out, dtype)
+    ctx.check_close(out, np.array([-2.0, -0.8 / 4.0]), rtol=0.03, atol=0.0)
+
+
+@case("empty-sample-shape")
+def gamma_empty(ctx):
+    ctx.not_comparable("draws from the device's random generator")
+    import tensorflow as tf
+
+    out = ctx.measure(tf.random.gamma, [0], ctx.put(np.array([1.0, 2.0], "float32")), seed=1)
+    ctx.check(tuple(out.shape) == (0, 2), f"shape {tuple(out.shape)}", "other")

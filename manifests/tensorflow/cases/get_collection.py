@@ -2,7 +2,7 @@
 
 from tfhelp import boxed, v1_graph
 
-from portbench_runner.api import case
+from portbench_runner.api import case, sweep
 
 
 @case("custom-key-in-order")
@@ -64,3 +64,79 @@ def unknown(ctx):
         out.append(1)  # the returned list is a copy: changing it must not change the graph
         again = v1.get_collection("nothing-here")
     ctx.check(again == [], f"the collection changed to {again}", "other")
+
+
+def _fill(tf, key):
+    """Makes, the way TF1 code does, one item that belongs under GraphKeys.``key``;
+    returns (the item, a decoy under another scope)."""
+    v1 = tf.compat.v1
+    with v1.variable_scope("pick"):
+        if key in ("GLOBAL_VARIABLES", "TRAINABLE_VARIABLES"):
+            item = v1.get_variable("w", [2])
+        elif key == "LOCAL_VARIABLES":
+            item = v1.get_variable("n", [], collections=[v1.GraphKeys.LOCAL_VARIABLES])
+        elif key == "MODEL_VARIABLES":
+            item = v1.get_variable("m", [], collections=[v1.GraphKeys.MODEL_VARIABLES])
+        elif key == "LOSSES":
+            item = v1.losses.mean_squared_error(tf.zeros([3]), tf.ones([3]))
+        elif key == "MOVING_AVERAGE_VARIABLES":
+            item = v1.get_variable("avg", [2])
+            tf.train.ExponentialMovingAverage(0.9).apply([item])  # registers the averaged var
+        elif key == "REGULARIZATION_LOSSES":
+            item = v1.get_variable("r", [2], regularizer=lambda t: tf.reduce_sum(t * t))
+            item = None
+    with v1.variable_scope("other"):
+        v1.get_variable("decoy", [1], collections=[getattr(v1.GraphKeys, key), "all"])
+    return item
+
+
+# The standard GraphKeys collections, each filled the way TF1 code fills it (variables,
+# local and model variables, losses, averaged variables, regularization losses), read
+# with a scope filter that drops a decoy under another scope. New names.
+@sweep(
+    "key-{key}-sweep",
+    key=[
+        "GLOBAL_VARIABLES",
+        "TRAINABLE_VARIABLES",
+        "LOCAL_VARIABLES",
+        "MODEL_VARIABLES",
+        "LOSSES",
+        "MOVING_AVERAGE_VARIABLES",
+        "REGULARIZATION_LOSSES",
+    ],
+)
+def standard_keys(ctx, key):
+    import tensorflow as tf
+
+    v1 = tf.compat.v1
+    with v1_graph(ctx):
+        item = _fill(tf, key)
+        name = getattr(v1.GraphKeys, key)
+        out = ctx.measure(boxed(v1.get_collection), name, scope="pick").value
+        everything = v1.get_collection(name)
+    want = 1
+    ctx.check(
+        len(out) == want,
+        f"{key} under 'pick' holds {[getattr(t, 'name', t) for t in out]}",
+        "other",
+    )
+    ctx.check(
+        all(getattr(t, "name", "").startswith("pick/") for t in out), f"{key} scope filter", "other"
+    )
+    ctx.check(len(everything) == want + 1, f"{key} unfiltered holds {len(everything)}", "other")
+    if item is not None:
+        ctx.check(out[0] is item, f"{key} holds {out[0]}, not {item}", "other")
+
+
+@case("get-collection-ref-is-live")
+def ref(ctx):
+    import tensorflow as tf
+
+    v1 = tf.compat.v1
+    with v1_graph(ctx):
+        live = v1.get_collection_ref("portbench")
+        live.append("added-through-the-ref")
+        out = ctx.measure(boxed(v1.get_collection), "portbench").value
+    ctx.check(
+        out == ["added-through-the-ref"], f"get_collection after a ref append: {out}", "other"
+    )

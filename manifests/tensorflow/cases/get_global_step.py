@@ -1,9 +1,9 @@
 """tf.compat.v1.train.get_global_step: None until created; the created step; its value after training."""
 
 import numpy as np
-from tfhelp import boxed, v1_graph, v1_session
+from tfhelp import boxed, raises, v1_graph, v1_session
 
-from portbench_runner.api import case
+from portbench_runner.api import case, sweep
 
 
 @case("none-before-creation")
@@ -56,3 +56,56 @@ def explicit(ctx):
         step = v1.train.get_or_create_global_step()
     out = ctx.measure(boxed(v1.train.get_global_step), graph).value
     ctx.check(out is step, f"get_global_step(graph) gave {out}", "other")
+
+
+# A global step made by hand in each integer dtype get_global_step accepts, found through
+# the GLOBAL_STEP collection, or by its conventional name 'global_step:0' alone (the
+# fallback for graphs that never registered it) as a reference and as a resource variable
+# (TF2's default kind); the step it returns counts in a Session. New names.
+@sweep(
+    "{dtype}-{found}-sweep",
+    dtype=["int32", "int64"],
+    found=["collection", "by-name-ref", "by-name-resource"],
+)
+def step_dtypes(ctx, dtype, found):
+    import tensorflow as tf
+
+    v1 = tf.compat.v1
+    keys = [v1.GraphKeys.GLOBAL_VARIABLES]
+    if found == "collection":
+        keys.append(v1.GraphKeys.GLOBAL_STEP)
+    with v1_graph(ctx) as graph:
+        step = v1.Variable(
+            5,
+            dtype=getattr(tf, dtype),
+            name="global_step",
+            trainable=False,
+            collections=keys,
+            use_resource=found != "by-name-ref",
+        )
+        out = ctx.measure(boxed(v1.train.get_global_step)).value
+        bump = v1.assign_add(out, 2) if out is not None else None
+        init = v1.global_variables_initializer()
+    ctx.check(out is not None, f"the {dtype} step was not found ({found})", "other")
+    ctx.check(out.dtype.base_dtype.name == dtype, f"step dtype {out.dtype}", "type")
+    with v1_session(graph) as sess:
+        sess.run(init)
+        sess.run(bump)
+        value = sess.run(step)
+    ctx.check_equal(np.asarray(value), np.asarray(7, dtype=dtype))
+
+
+@case("float-step-raises")
+def float_step(ctx):
+    import tensorflow as tf
+
+    v1 = tf.compat.v1
+    with v1_graph(ctx):
+        v1.Variable(
+            0.0,
+            name="global_step",
+            trainable=False,
+            collections=[v1.GraphKeys.GLOBAL_VARIABLES, v1.GraphKeys.GLOBAL_STEP],
+        )
+        out = ctx.measure(raises(v1.train.get_global_step, TypeError))
+    ctx.check(out == "TypeError", f"a float32 global step raised {out}", "type")

@@ -2,7 +2,7 @@
 
 from tfhelp import raises
 
-from portbench_runner.api import case
+from portbench_runner.api import case, sweep
 
 
 @case("eight-replicas", replicas=8, batch=64, expect=8)
@@ -36,3 +36,34 @@ def pipelines(ctx):
     )
     out = ctx.measure(context.get_per_replica_batch_size, 128)
     ctx.check(out == 32 and context.input_pipeline_id == 1, f"got {out}", "other")
+
+
+# The global batch size in each form callers pass it (a Python int, a NumPy integer, an
+# eager int32 tensor; a graph tensor is refused: the divisibility check is a Python if),
+# over replica counts from 1 to 32; the split is exact. New names.
+@sweep(
+    "{form}-replicas{replicas}-sweep", form=["int", "numpy", "tensor"], replicas=[1, 2, 3, 4, 8, 32]
+)
+def forms(ctx, form, replicas):
+    import numpy as np
+    import tensorflow as tf
+
+    context = tf.distribute.InputContext(num_replicas_in_sync=replicas)
+    batch = 96 * replicas
+    value = {"int": batch, "numpy": np.int64(batch), "tensor": ctx.put(np.int32(batch))}[form]
+    out = ctx.measure(context.get_per_replica_batch_size, value)
+    ctx.check(int(out) == 96, f"{batch} over {replicas} replicas gave {out}", "other")
+    ctx.check(
+        isinstance(out, (int, np.integer)) or out.dtype == tf.int32,
+        f"the split of a {form} is a {type(out).__name__}",
+        "type",
+    )
+
+
+@case("zero-batch")
+def zero(ctx):
+    import tensorflow as tf
+
+    context = tf.distribute.InputContext(num_replicas_in_sync=4)
+    out = ctx.measure(context.get_per_replica_batch_size, 0)
+    ctx.check(out == 0, f"0 over 4 replicas gave {out}", "other")

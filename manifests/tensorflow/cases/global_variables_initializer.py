@@ -1,9 +1,9 @@
 """tf.compat.v1.global_variables_initializer: one op that runs every global variable's initializer."""
 
 import numpy as np
-from tfhelp import boxed, raises, v1_graph, v1_session
+from tfhelp import EVERY_DTYPE, boxed, raises, v1_graph, v1_session
 
-from portbench_runner.api import case
+from portbench_runner.api import case, sweep
 
 
 @case("mixed-initializers")
@@ -86,3 +86,26 @@ def uninitialized(ctx):
         f"reading before the initializer ran raised {out}",
         "other",
     )
+
+
+# A variable of every dtype, through each way TF1 code makes one: a resource Variable,
+# a reference (pre-resource) Variable and get_variable with a tensor initializer; the
+# measured call is running the initializer op, then the value is read back. New names.
+@sweep("{dtype}-{form}-sweep", dtype=EVERY_DTYPE, form=["resource", "ref", "get_variable"])
+def init_dtypes(ctx, dtype, form):
+    import tensorflow as tf
+    from tfhelp import draw_any
+
+    v1 = tf.compat.v1
+    x = draw_any(ctx, (2, 3), dtype)
+    with v1_graph(ctx) as graph:
+        value = tf.constant(x, dtype=getattr(tf, dtype))
+        if form == "get_variable":
+            var = v1.get_variable("v", initializer=value)
+        else:
+            var = v1.Variable(value, use_resource=form == "resource")
+        init = v1.global_variables_initializer()
+    with v1_session(graph) as sess:
+        ctx.measure(sess.run, init, warm=False)
+        got = np.asarray(sess.run(var))
+    ctx.check_equal(got.astype(x.dtype), x)

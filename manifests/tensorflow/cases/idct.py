@@ -5,9 +5,9 @@ idct of type 2 is the DCT-III, of type 3 the DCT-II, of type 1 the DCT-I scaled 
 """
 
 import numpy as np
-from tfhelp import by_mode
+from tfhelp import MODES, by_mode
 
-from portbench_runner.api import case
+from portbench_runner.api import case, sweep
 
 
 def _dct2_ortho(n):
@@ -53,3 +53,58 @@ def idct_values(ctx, kind, norm, dtype, mode="eager", shape=(8, 32)):
     scale = np.abs(expected).max()
     tol = 1e-4 if dtype == "float32" else 1e-10
     ctx.check_close(out, expected, rtol=tol, atol=tol * scale)
+
+
+# idct's kernels are float32 and float64 only (float16/bfloat16 and integers are refused:
+# the DCT is built on the float FFT), each type in each mode: type 1 takes only
+# norm=None, types 2 and 3 are checked orthonormal; new names, so the cases above keep
+# their ids.
+@sweep("type{kind}-{dtype}-{mode}-sweep", kind=[1, 2, 3], dtype=["float32", "float64"], mode=MODES)
+def idct_dtypes(ctx, kind, dtype, mode):
+    import tensorflow as tf
+    from tfhelp import check_dtype
+
+    norm = None if kind == 1 else "ortho"
+    x = ctx.rng.standard_normal((3, 16)).astype(dtype)
+    out = ctx.measure(
+        by_mode(ctx, lambda t: tf.signal.idct(t, type=kind, norm=norm), mode), ctx.put(x)
+    )
+    check_dtype(ctx, out, dtype)
+    expected = _reference(x.astype("float64"), kind, norm)
+    tol = 1e-5 if dtype == "float32" else 1e-12
+    ctx.check_close(out, expected, rtol=tol, atol=tol * np.abs(expected).max())
+
+
+# idct is linear: the gradient of <idct(x), g> is g times the transposed matrix (for the
+# orthonormal type 2, g @ M.T with M the DCT-II matrix), in each dtype and mode.
+@sweep("grad-{dtype}-{mode}-sweep", dtype=["float32", "float64"], mode=MODES)
+def idct_grad_dtypes(ctx, dtype, mode):
+    import tensorflow as tf
+    from tfhelp import check_dtype
+
+    x = ctx.put(ctx.rng.standard_normal((2, 8)).astype(dtype))
+    g_np = ctx.rng.standard_normal((2, 8)).astype(dtype)
+    g = ctx.put(g_np)
+
+    def grad(a, b):
+        with tf.GradientTape() as tape:
+            tape.watch(a)
+            y = tf.reduce_sum(tf.signal.idct(a, type=2, norm="ortho") * b)
+        return tape.gradient(y, a)
+
+    out = ctx.measure(by_mode(ctx, grad, mode), x, g)
+    check_dtype(ctx, out, dtype)
+    tol = 1e-5 if dtype == "float32" else 1e-12
+    ctx.check_close(out, g_np.astype("float64") @ _dct2_ortho(8).T, rtol=tol, atol=tol)
+
+
+@case("float32-refuses-integers")
+def idct_int(ctx):
+    import tensorflow as tf
+    from tfhelp import raises
+
+    x = ctx.put(np.arange(8, dtype="int32"))
+    out = ctx.measure(
+        raises(lambda: tf.signal.idct(x), TypeError, ValueError, tf.errors.InvalidArgumentError)
+    )
+    ctx.check(out is not None, "idct of an int32 tensor raised nothing", "type")

@@ -6,9 +6,9 @@ Q(n, x) = exp(-x) * sum_{k<n} x^k / k! for integer n; Q(1/2, x) = erfc(sqrt(x)).
 import math
 
 import numpy as np
-from tfhelp import by_mode
+from tfhelp import MODES, by_mode
 
-from portbench_runner.api import case
+from portbench_runner.api import case, sweep
 
 
 def _q_integer(a, x):
@@ -79,3 +79,74 @@ def igammac_grad(ctx):
     ctx.check_close(
         out, -(x_np ** (a_val - 1)) * np.exp(-x_np) / math.gamma(a_val), dtype="float64"
     )
+
+
+def _q(a, x):
+    """Q(a, x) for integer and half-integer a > 0 (closed forms, float64)."""
+    if float(a).is_integer():
+        return _q_integer(a, x)
+    # Q(n + 1/2, x) = erfc(sqrt x) + exp(-x) * sum_{k=1..n} x^(k - 1/2) / Gamma(k + 1/2)
+    total = np.array([math.erfc(math.sqrt(v)) for v in x])
+    for k in range(1, int(a - 0.5) + 1):
+        total = total + np.exp(-x) * x ** (k - 0.5) / math.gamma(k + 0.5)
+    return total
+
+
+A_VALUES = [0.5, 1.0, 1.5, 2.0, 3.5, 6.0]
+
+
+# igammac's CPU kernels are float32 and float64 (its documented dtypes; float16/bfloat16
+# have no eager CPU kernel), each in eager, tf.function and XLA, with a column of shapes a
+# broadcast against a row of x; new names, so the cases above keep their ids.
+@sweep("{dtype}-{mode}-sweep", dtype=["float32", "float64"], mode=MODES)
+def igammac_dtypes(ctx, dtype, mode):
+    import tensorflow as tf
+    from tfhelp import check_dtype
+
+    a = np.array(A_VALUES, dtype=dtype)[:, None]
+    x = ctx.rng.uniform(0.05, 12.0, size=(1, 40)).astype(dtype)
+    out = ctx.measure(by_mode(ctx, tf.math.igammac, mode), ctx.put(a), ctx.put(x))
+    check_dtype(ctx, out, dtype)
+    xs = x[0].astype("float64")
+    expected = np.vstack([_q(v, xs) for v in A_VALUES])
+    tol = 2e-5 if dtype == "float32" else 1e-12
+    ctx.check_close(out, expected, rtol=tol * 10, atol=tol)
+
+
+# dQ/dx = -x^(a-1) exp(-x) / Gamma(a), for several a, in each dtype and mode.
+@sweep("grad-x-{dtype}-{mode}-sweep", dtype=["float32", "float64"], mode=MODES)
+def igammac_grad_dtypes(ctx, dtype, mode):
+    import tensorflow as tf
+    from tfhelp import check_dtype
+
+    a_np = np.repeat(np.array(A_VALUES), 6).astype(dtype)
+    x_np = ctx.rng.uniform(0.3, 8.0, size=a_np.shape).astype(dtype)
+    a, x = ctx.put(a_np), ctx.put(x_np)
+
+    def grad(s, t):
+        with tf.GradientTape() as tape:
+            tape.watch(t)
+            y = tf.reduce_sum(tf.math.igammac(s, t))
+        return tape.gradient(y, t)
+
+    out = ctx.measure(by_mode(ctx, grad, mode), a, x)
+    check_dtype(ctx, out, dtype)
+    av, xv = a_np.astype("float64"), x_np.astype("float64")
+    gammas = np.array([math.gamma(v) for v in av])
+    expected = -(xv ** (av - 1)) * np.exp(-xv) / gammas
+    tol = 1e-4 if dtype == "float32" else 1e-10
+    ctx.check_close(out, expected, rtol=tol, atol=tol)
+
+
+@case("empty-and-scalar")
+def igammac_shapes(ctx):
+    import tensorflow as tf
+
+    out = ctx.measure(
+        lambda: (
+            tf.math.igammac(ctx.put(np.zeros((0, 3))), ctx.put(np.ones(3))),
+            tf.math.igammac(ctx.put(np.float64(1.0)), ctx.put(np.float64(2.0))),
+        )
+    )
+    ctx.check(tuple(out[0].shape) == (0, 3), f"empty broadcast gave {tuple(out[0].shape)}", "other")
+    ctx.check_close(out[1], np.exp(-2.0), dtype="float64")

@@ -1,8 +1,9 @@
 """tf.sets.intersection: per-row set intersection of dense and sparse inputs, as a SparseTensor."""
 
 import numpy as np
+from tfhelp import EAGER_GRAPH, SIGNED_INTS
 
-from portbench_runner.api import case
+from portbench_runner.api import case, sweep
 
 
 def _expected(a, b):
@@ -76,3 +77,62 @@ def graph(ctx):
     b = np.array([[4, 3, 0, 0], [8, 8, 8, 8]], dtype="int32")
     out = ctx.measure(fn, ctx.put(a), ctx.put(b))
     ctx.check_equal(out, np.array([[3, 4], [8, -1]], dtype="int32"))
+
+
+#: The unsigned widths the set ops have kernels for.
+SET_UNSIGNED = ("uint8", "uint16")
+
+
+# Every element dtype the set ops take (the signed integers, uint8, uint16; string is
+# covered above; floats, bool and wider unsigned are refused), eager and in a tf.function
+# (the sparse set ops have no XLA kernel), dense against dense and dense against sparse;
+# new names, so the cases above keep their ids.
+@sweep(
+    "{dtype}-{form}-{mode}-sweep",
+    dtype=SIGNED_INTS + SET_UNSIGNED,
+    form=["dense", "sparse"],
+    mode=EAGER_GRAPH,
+)
+def intersection_dtypes(ctx, dtype, form, mode):
+    import tensorflow as tf
+    from tfhelp import by_mode, check_dtype
+
+    a = ctx.rng.integers(0, 12, size=(5, 8)).astype(dtype)
+    b = ctx.rng.integers(0, 12, size=(5, 8)).astype(dtype)
+    if form == "dense":
+        fn = by_mode(ctx, tf.sets.intersection, mode)
+        out = ctx.measure(fn, ctx.put(a), ctx.put(b))
+    else:
+        # b as a SparseTensor keeping each row's first 5 values (a ragged set per row).
+        kept = b[:, :5]
+        b = kept
+        idx = np.array([[r, c] for r in range(5) for c in range(5)], dtype="int64")
+        values = ctx.put(kept.reshape(-1))
+
+        def sparse_fn(x, v):
+            return tf.sets.intersection(x, tf.sparse.SparseTensor(idx, v, [5, 5]))
+
+        out = ctx.measure(by_mode(ctx, sparse_fn, mode), ctx.put(a), values)
+    check_dtype(ctx, out.values, dtype)
+    indices, values = _expected(a, b)
+    ctx.check_equal(out.indices, indices, what="indices")
+    ctx.check_equal(out.values, np.array(values, dtype=dtype), what="values")
+    widest = int(indices[:, 1].max()) + 1 if len(indices) else 0
+    ctx.check_equal(out.dense_shape, np.array([5, widest], dtype="int64"), what="dense_shape")
+
+
+@case("float32-refused")
+def floats(ctx):
+    import tensorflow as tf
+    from tfhelp import raises
+
+    x = ctx.put(np.ones((2, 2), "float32"))
+    out = ctx.measure(
+        raises(
+            lambda: tf.sets.intersection(x, x),
+            TypeError,
+            ValueError,
+            tf.errors.InvalidArgumentError,
+        )
+    )
+    ctx.check(out is not None, "a float32 set intersection raised nothing", "type")

@@ -151,3 +151,57 @@ def swept_grad(ctx, fn, dref, dtype, mode, lo=-3.0, hi=3.0, scale=1.0, shape=(64
     out = ctx.measure(by_mode(ctx, grad, mode), x)
     ctx.check(out_dtype(out) == dtype, f"the gradient is {out_dtype(out)}, not {dtype}", "type")
     check_swept(ctx, out, dref(exact), scale)
+
+
+# --- widening (tf-a) ---
+# Dtype lists the tf-a case files sweep (literal tuples: the host reads them with ast).
+#: The real floating dtypes TensorFlow has kernels for on the CPU.
+REAL_FLOATS = ("float16", "bfloat16", "float32", "float64")
+#: The complex dtypes.
+COMPLEXES = ("complex64", "complex128")
+#: Signed and unsigned integer widths.
+SIGNED_INTS = ("int8", "int16", "int32", "int64")
+UNSIGNED_INTS = ("uint8", "uint16", "uint32", "uint64")
+#: Every numeric dtype plus bool: what a dtype-generic API (constants, variables, datasets,
+#: TensorArrays, sessions) carries unchanged.
+EVERY_DTYPE = (
+    "float16",
+    "bfloat16",
+    "float32",
+    "float64",
+    "complex64",
+    "complex128",
+    "int8",
+    "int16",
+    "int32",
+    "int64",
+    "uint8",
+    "uint16",
+    "uint32",
+    "uint64",
+    "bool",
+)
+#: TensorFlow's string dtype, for APIs that carry it alongside the numeric ones.
+STRINGS = ("string",)
+#: The modes of ops XLA has no kernel for (string, sparse-set, random-gamma, box-drawing,
+#: summary ops).
+EAGER_GRAPH = ("eager", "graph")
+
+
+def draw_any(ctx, shape, dtype, lo=0, hi=9):
+    """``draw`` for every dtype in :data:`EVERY_DTYPE`: small non-negative integers (exact in
+    every width and in float16/bfloat16), bool at random, complex with both parts set."""
+    import numpy as np
+
+    if dtype == "bool":
+        return ctx.rng.random(shape) > 0.5
+    ints = ctx.rng.integers(lo, hi, size=shape)
+    if dtype.startswith("complex"):
+        return (ints + 1j * ctx.rng.integers(lo, hi, size=shape)).astype(dtype)
+    return np.asarray(ints).astype("float32" if dtype == "bfloat16" else dtype)
+
+
+def check_dtype(ctx, out, dtype):
+    """The output keeps the dtype the case asked for."""
+    name = out_dtype(out)
+    ctx.check(name == dtype, f"dtype {name}, expected {dtype}", "type")
