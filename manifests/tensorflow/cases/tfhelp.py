@@ -151,3 +151,47 @@ def swept_grad(ctx, fn, dref, dtype, mode, lo=-3.0, hi=3.0, scale=1.0, shape=(64
     out = ctx.measure(by_mode(ctx, grad, mode), x)
     ctx.check(out_dtype(out) == dtype, f"the gradient is {out_dtype(out)}, not {dtype}", "type")
     check_swept(ctx, out, dref(exact), scale)
+
+
+# --- widening (tf-b) ---
+# Dtype lists the tf-b sweeps share (literal tuples: the host reads them with ast, and a
+# ``+`` of two of them is still a tuple).
+REAL_FLOATS = ("float16", "bfloat16", "float32", "float64")
+COMPLEXES = ("complex64", "complex128")
+BOOLS = ("bool",)
+#: the index dtypes (tf.range, shapes, block sizes): the two widths TF indexes with.
+INDEX_INTS = ("int32", "int64")
+SIGNED_INTS = ("int8", "int16", "int32", "int64")
+UNSIGNED_INTS = ("uint8", "uint16", "uint32", "uint64")
+#: every dtype a tensor of numbers or truth values can have (strings aside).
+ALL_DTYPES = BOOLS + SIGNED_INTS + UNSIGNED_INTS + REAL_FLOATS + COMPLEXES
+
+
+def tf_dtype(name):
+    """The ``tf.DType`` called ``name``."""
+    import tensorflow as tf
+
+    return getattr(tf, name)
+
+
+def host_exact(ctx, tensor):
+    """A tensor's exact values on the host (bfloat16 as float32, the rest as they are)."""
+    import numpy as np
+
+    return np.asarray(ctx.to_numpy(tensor))
+
+
+def in_v1_session(ctx, build, feeds=None, warm=True):
+    """Build a TF1 graph with ``build()`` (returns (fetches, {placeholder: value})) on the
+    case's device and time ``Session.run`` of it with soft placement off; returns the output."""
+    import tensorflow as tf
+
+    with v1_graph(ctx) as graph:
+        fetches, feed = build()
+        init = None
+        if graph.get_collection(tf.compat.v1.GraphKeys.GLOBAL_VARIABLES):
+            init = tf.compat.v1.global_variables_initializer()
+    with v1_session(graph) as sess:
+        if init is not None:
+            sess.run(init)
+        return ctx.measure(sess.run, fetches, feed_dict=feed or feeds, warm=warm)
