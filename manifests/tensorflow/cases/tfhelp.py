@@ -165,6 +165,8 @@ SIGNED_INTS = ("int8", "int16", "int32", "int64")
 UNSIGNED_INTS = ("uint8", "uint16", "uint32", "uint64")
 #: every dtype a tensor of numbers or truth values can have (strings aside).
 ALL_DTYPES = BOOLS + SIGNED_INTS + UNSIGNED_INTS + REAL_FLOATS + COMPLEXES
+#: the dtypes with arithmetic (all but bool).
+NUMERIC = SIGNED_INTS + UNSIGNED_INTS + REAL_FLOATS + COMPLEXES
 
 
 def tf_dtype(name):
