@@ -159,6 +159,7 @@ def swept_grad(ctx, fn, dref, dtype, mode, lo=-3.0, hi=3.0, scale=1.0, shape=(64
 REAL_FLOATS = ("float16", "bfloat16", "float32", "float64")
 COMPLEXES = ("complex64", "complex128")
 BOOLS = ("bool",)
+STRINGS = ("string",)
 #: the index dtypes (tf.range, shapes, block sizes): the two widths TF indexes with.
 INDEX_INTS = ("int32", "int64")
 SIGNED_INTS = ("int8", "int16", "int32", "int64")
