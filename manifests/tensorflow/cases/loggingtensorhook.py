@@ -143,10 +143,11 @@ def forms(ctx, form):
             logger.setLevel(old_level)
     if form == "default-formatter":
         text = [r for r in records if r.startswith("v = ")]
-        ctx.check(text[:1] == ["v = 0.0"], f"log lines {records[-4:]}", "other")
+        ctx.check(text[:1] in (["v = 0.0"], ["v = 1.5"]), f"log lines {records[-4:]}", "other")
         return
     want = 1 if form == "every-n-secs" else 2  # an hour-long period logs the first step only
     ctx.check(len(logged) == want, f"logged {logged}", "other")
-    ctx.check(
-        len(logged[0]) == 1 and float(next(iter(logged[0].values()))) == 0.0, f"{logged}", "other"
-    )
+    # The read and the update share a run with no order between them: the first step sees
+    # the variable before (0.0) or after (1.5) its first update.
+    first = [float(v) for v in logged[0].values()]
+    ctx.check(len(first) == 1 and first[0] in (0.0, 1.5), f"logged {logged}", "other")
