@@ -170,31 +170,8 @@ ALL_DTYPES = BOOLS + SIGNED_INTS + UNSIGNED_INTS + REAL_FLOATS + COMPLEXES
 NUMERIC = SIGNED_INTS + UNSIGNED_INTS + REAL_FLOATS + COMPLEXES
 
 
-def tf_dtype(name):
-    """The ``tf.DType`` called ``name``."""
-    import tensorflow as tf
-
-    return getattr(tf, name)
-
-
 def host_exact(ctx, tensor):
     """A tensor's exact values on the host (bfloat16 as float32, the rest as they are)."""
     import numpy as np
 
     return np.asarray(ctx.to_numpy(tensor))
-
-
-def in_v1_session(ctx, build, feeds=None, warm=True):
-    """Build a TF1 graph with ``build()`` (returns (fetches, {placeholder: value})) on the
-    case's device and time ``Session.run`` of it with soft placement off; returns the output."""
-    import tensorflow as tf
-
-    with v1_graph(ctx) as graph:
-        fetches, feed = build()
-        init = None
-        if graph.get_collection(tf.compat.v1.GraphKeys.GLOBAL_VARIABLES):
-            init = tf.compat.v1.global_variables_initializer()
-    with v1_session(graph) as sess:
-        if init is not None:
-            sess.run(init)
-        return ctx.measure(sess.run, fetches, feed_dict=feed or feeds, warm=warm)
