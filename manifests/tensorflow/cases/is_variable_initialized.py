@@ -1,9 +1,9 @@
 """tf.compat.v1.is_variable_initialized: False before and True after a variable's initializer runs."""
 
 import numpy as np
-from tfhelp import v1_graph, v1_session
+from tfhelp import ALL_DTYPES, v1_graph, v1_session
 
-from portbench_runner.api import case
+from portbench_runner.api import case, sweep
 
 
 @case("resource-before-and-after", use_resource=True)
@@ -51,3 +51,48 @@ def many(ctx):
             sess.run(v.initializer)
         out = ctx.measure(sess.run, flags)
     ctx.check_equal(out, np.arange(200) % 2 == 0)
+
+
+# A variable of every dtype, resource and reference (TF1 ref) variables: False before the
+# initializer, True after; new names, so the cases above keep their ids.
+@sweep("{dtype}-{kind}-sweep", dtype=ALL_DTYPES, kind=["resource", "ref"])
+def dtypes(ctx, dtype, kind):
+    import tensorflow as tf
+
+    v1 = tf.compat.v1
+    with v1_graph(ctx) as graph:
+        v = v1.get_variable(
+            "v",
+            [2, 3],
+            dtype=getattr(tf, dtype),
+            use_resource=kind == "resource",
+            initializer=v1.zeros_initializer(),
+        )
+        flag = v1.is_variable_initialized(v)
+    with v1_session(graph) as sess:
+        before = ctx.measure(sess.run, flag)
+        sess.run(v.initializer)
+        after = sess.run(flag)
+    ctx.check(np.asarray(before).dtype == bool, f"flag dtype {np.asarray(before).dtype}", "type")
+    ctx.check(not before and bool(after), f"before={before}, after={after}", "other")
+
+
+# Inside a tf.function (TF2 code checking a TF1-style resource variable), and on a variable
+# created eagerly (always initialized).
+@case("eager-variable-is-initialized")
+def eager(ctx):
+    import tensorflow as tf
+
+    v = tf.Variable(np.zeros(3, dtype="float32"))
+    out = ctx.measure(tf.compat.v1.is_variable_initialized, v)
+    ctx.check(bool(ctx.to_numpy(out)), f"an eager variable reports {out}", "other")
+
+
+@case("in-tf-function")
+def in_function(ctx):
+    import tensorflow as tf
+
+    v = tf.Variable(np.ones(2, dtype="float64"))
+    fn = ctx.graph(lambda: tf.compat.v1.is_variable_initialized(v))
+    out = ctx.measure(fn)
+    ctx.check(bool(ctx.to_numpy(out)), f"inside tf.function: {out}", "other")

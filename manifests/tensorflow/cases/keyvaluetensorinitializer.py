@@ -3,7 +3,7 @@
 import numpy as np
 from tfhelp import raises, v1_graph, v1_session
 
-from portbench_runner.api import case
+from portbench_runner.api import case, sweep
 
 
 @case("string-to-int64")
@@ -77,3 +77,96 @@ def mismatch(ctx):
 
     out = ctx.measure(raises(build, ValueError, tf.errors.InvalidArgumentError))
     ctx.check(out is not None, "3 keys with 2 values raised nothing", "other")
+
+
+# Every (key, value) dtype pair a StaticHashTable filled by this initializer has a kernel
+# for (the pairs TF registers; others, such as int32 keys to int64 values, are refused with
+# NotFoundError), built and looked up eagerly and inside a tf.function (lookup tables are
+# host ops: XLA does not compile them). New names, so the cases above keep their ids.
+@sweep(
+    "{pair}-{mode}-sweep",
+    pair=[
+        "int32-int32",
+        "int32-float32",
+        "int32-float64",
+        "int32-string",
+        "int64-int32",
+        "int64-int64",
+        "int64-float32",
+        "int64-float64",
+        "int64-string",
+        "string-bool",
+        "string-int32",
+        "string-int64",
+        "string-float32",
+        "string-float64",
+        "string-string",
+    ],
+    mode=["eager", "graph"],
+)
+def pairs(ctx, pair, mode):
+    import tensorflow as tf
+    from tfhelp import by_mode
+
+    kdt, vdt = pair.split("-")
+
+    def column(dtype, ints):
+        if dtype == "string":
+            return np.array([f"s{i}".encode() for i in ints], dtype=object)
+        if dtype == "bool":
+            return np.array([i % 2 == 1 for i in ints])
+        return np.array(ints).astype(dtype)
+
+    keys = column(kdt, [5, 9, 2, 40, 7])
+    values = column(vdt, [1, 3, 4, 6, 8])
+    default = column(vdt, [0])[0]
+    queries = column(kdt, [9, 3, 7, 40, 2, 11])  # 3 and 11 are not keys
+    expected = column(vdt, [3, 0, 8, 6, 4, 0])
+
+    def build_and_lookup(k, v, q):
+        init = tf.lookup.KeyValueTensorInitializer(k, v)
+        table = tf.lookup.StaticHashTable(init, default)
+        return table.lookup(q), table.size()
+
+    fn = by_mode(ctx, build_and_lookup, mode)
+    out, size = ctx.measure(fn, tf.constant(keys), tf.constant(values), tf.constant(queries))
+    ctx.check(out.dtype.name == vdt, f"looked-up dtype {out.dtype.name}, not {vdt}", "type")
+    ctx.check_equal(out, expected)
+    ctx.check_equal(size, np.int64(5))
+
+
+# Argument forms: Python lists with explicit dtypes, key_dtype/value_dtype casting the given
+# values; an empty initializer is refused when the table imports it (InvalidArgumentError:
+# "keys and values cannot be empty tensors").
+@sweep("form-{form}-sweep", form=["python-lists", "cast-dtypes", "empty-refused"])
+def forms(ctx, form):
+    import tensorflow as tf
+
+    if form == "python-lists":
+        make = lambda: tf.lookup.KeyValueTensorInitializer([1, 2, 3], [10, 20, 30])  # noqa: E731
+        query, expect, kdt, vdt = [3, 4], [30, -1], tf.int32, tf.int32
+    elif form == "cast-dtypes":
+        make = lambda: tf.lookup.KeyValueTensorInitializer(  # noqa: E731
+            [1, 2, 3], [0.5, 1.5, 2.5], key_dtype=tf.int64, value_dtype=tf.float64
+        )
+        query, expect, kdt, vdt = [2, 9], [1.5, -1.0], tf.int64, tf.float64
+    else:
+        from tfhelp import raises
+
+        def build():
+            init = tf.lookup.KeyValueTensorInitializer(
+                tf.zeros([0], tf.int64), tf.zeros([0], tf.int64)
+            )
+            return tf.lookup.StaticHashTable(init, tf.constant(-1, tf.int64))
+
+        out = ctx.measure(raises(build, tf.errors.InvalidArgumentError, ValueError))
+        ctx.check(out is not None, "an empty initializer filled a table", "other")
+        return
+    init = ctx.measure(make)
+    ctx.check(
+        init.key_dtype == kdt and init.value_dtype == vdt,
+        f"{init.key_dtype}, {init.value_dtype}",
+        "type",
+    )
+    table = tf.lookup.StaticHashTable(init, tf.cast(-1, vdt))
+    ctx.check_equal(table.lookup(tf.constant(query, kdt)), np.array(expect, dtype=vdt.name))

@@ -4,9 +4,9 @@ import os
 import tempfile
 
 import numpy as np
-from tfhelp import raises, v1_graph, v1_session
+from tfhelp import ALL_DTYPES, raises, v1_graph, v1_session
 
-from portbench_runner.api import case
+from portbench_runner.api import case, sweep
 
 
 def _tf2_checkpoint(ctx):
@@ -77,3 +77,65 @@ def missing(ctx):
         raises(lambda: tf.train.list_variables(path), ValueError, tf.errors.NotFoundError)
     )
     ctx.check(out is not None, "listing a missing checkpoint raised nothing", "other")
+
+
+# A checkpoint holding a variable of every dtype, of several shapes (scalar, empty, rank 3):
+# each is listed with its shape; new names, so the cases above keep their ids.
+@sweep("{dtype}-sweep", dtype=ALL_DTYPES)
+def dtypes(ctx, dtype):
+    import tensorflow as tf
+
+    tdt = getattr(tf, dtype)
+    ckpt = tf.train.Checkpoint(
+        scalar=tf.Variable(tf.zeros((), tdt)),
+        empty=tf.Variable(tf.zeros((0, 3), tdt)),
+        cube=tf.Variable(tf.zeros((2, 3, 4), tdt)),
+    )
+    prefix = ckpt.save(os.path.join(tempfile.mkdtemp(prefix="portbench-ckpt-"), "c"))
+    out = dict(ctx.measure(tf.train.list_variables, prefix))
+    want = {"scalar": [], "empty": [0, 3], "cube": [2, 3, 4]}
+    for key, shape in want.items():
+        got = out.get(f"{key}/.ATTRIBUTES/VARIABLE_VALUE")
+        ctx.check(got == shape, f"{key}: {got}, not {shape} (all: {sorted(out)})", "other")
+    stored = tf.train.load_checkpoint(prefix).get_variable_to_dtype_map()
+    ctx.check(stored["cube/.ATTRIBUTES/VARIABLE_VALUE"] == tdt, f"stored as {stored}", "type")
+
+
+# Forms: nested trackables (a list and a dict of variables), a checkpoint written by
+# CheckpointManager in a folder with several checkpoints (the latest is listed), and a
+# pathlib.Path prefix.
+@sweep("form-{form}-sweep", form=["nested", "manager-latest", "pathlib"])
+def forms(ctx, form):
+    import pathlib
+
+    import tensorflow as tf
+
+    folder = tempfile.mkdtemp(prefix="portbench-ckpt-")
+    if form == "nested":
+        module = tf.Module()
+        module.layers = [tf.Variable(np.zeros(2)), {"k": tf.Variable(np.zeros((3, 1)))}]
+        prefix = tf.train.Checkpoint(m=module).save(os.path.join(folder, "c"))
+        out = dict(ctx.measure(tf.train.list_variables, prefix))
+        ctx.check(
+            out.get("m/layers/0/.ATTRIBUTES/VARIABLE_VALUE") == [2], f"{sorted(out)}", "other"
+        )
+        ctx.check(
+            out.get("m/layers/1/k/.ATTRIBUTES/VARIABLE_VALUE") == [3, 1], f"{sorted(out)}", "other"
+        )
+    elif form == "manager-latest":
+        v = tf.Variable(np.zeros(1))
+        ckpt = tf.train.Checkpoint(v=v)
+        manager = tf.train.CheckpointManager(ckpt, folder, max_to_keep=3)
+        manager.save()
+        ckpt.w = tf.Variable(np.zeros(5))  # only the second checkpoint has w
+        manager.save()
+        out = dict(ctx.measure(tf.train.list_variables, folder))
+        ctx.check(
+            out.get("w/.ATTRIBUTES/VARIABLE_VALUE") == [5],
+            f"not the latest: {sorted(out)}",
+            "other",
+        )
+    else:
+        prefix = tf.train.Checkpoint(v=tf.Variable(np.zeros(4))).save(os.path.join(folder, "c"))
+        out = dict(ctx.measure(tf.train.list_variables, pathlib.Path(prefix)))
+        ctx.check(out.get("v/.ATTRIBUTES/VARIABLE_VALUE") == [4], f"{sorted(out)}", "other")

@@ -4,9 +4,9 @@ log S(x) = log(1 - exp((x-loc)/scale)/2) left of loc, -log 2 - (x-loc)/scale rig
 """
 
 import numpy as np
-from tfhelp import by_mode, v1_graph, v1_session
+from tfhelp import MODES, REAL_FLOATS, by_mode, v1_graph, v1_session
 
-from portbench_runner.api import case
+from portbench_runner.api import case, sweep
 
 NAME = "tensorflow.compat.v1.distributions.Laplace"
 
@@ -90,3 +90,41 @@ def session(ctx):
     with v1_session(graph) as sess:
         out = ctx.measure(sess.run, out_t, {p: [-1.0, 0.0, 3.0]})
     ctx.check_close(out, _log_sf([-1.0, 0.0, 3.0], 0.0, 2.0), dtype="float32")
+
+
+# Every float dtype Laplace takes, eager, in a tf.function and under XLA, on both branches
+# (loc and scale exact in bfloat16); new names, so the cases above keep their ids.
+@sweep("{dtype}-{mode}-sweep", dtype=REAL_FLOATS, mode=MODES)
+def values_dtypes(ctx, dtype, mode):
+    import tensorflow as tf
+    from tfhelp import check_swept, draw, out_dtype, placed
+
+    laplace = ctx.require(NAME)
+    x, exact = placed(ctx, draw(ctx, (128,), dtype, -6, 6), dtype)
+
+    def fn(v):
+        one = tf.ones((), v.dtype)
+        return laplace(loc=one * 0.5, scale=one * 1.5).log_survival_function(v)
+
+    out = ctx.measure(by_mode(ctx, fn, mode), x)
+    ctx.check(out_dtype(out) == dtype, f"dtype {out_dtype(out)}, not {dtype}", "type")
+    check_swept(ctx, out, _log_sf(exact, 0.5, 1.5), scale=4.0)
+
+
+# d/dx log S(x): -1/scale right of loc, -(e^z / 2) / (scale (1 - e^z / 2)) left of it.
+@sweep("grad-{dtype}-{mode}-sweep", dtype=REAL_FLOATS, mode=MODES)
+def gradient_dtypes(ctx, dtype, mode):
+    import tensorflow as tf
+    from tfhelp import swept_grad
+
+    laplace = ctx.require(NAME)
+
+    def fn(v):
+        one = tf.ones((), v.dtype)
+        return laplace(loc=one * 0.5, scale=one * 1.5).log_survival_function(v)
+
+    def dref(x):
+        half_ez = 0.5 * np.exp(np.minimum((x - 0.5) / 1.5, 0))
+        return np.where(x < 0.5, -half_ez / (1.5 * (1 - half_ez)), -1 / 1.5)
+
+    swept_grad(ctx, fn, dref, dtype, mode, lo=-5, hi=5, scale=4.0)

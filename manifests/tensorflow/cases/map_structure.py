@@ -3,9 +3,9 @@
 import collections
 
 import numpy as np
-from tfhelp import raises
+from tfhelp import ALL_DTYPES, MODES, by_mode, raises
 
-from portbench_runner.api import case
+from portbench_runner.api import case, sweep
 
 Pair = collections.namedtuple("Pair", ["left", "right"])
 
@@ -66,3 +66,81 @@ def many(ctx):
     tree = {f"k{i}": [i, (i + 1, i + 2)] for i in range(2000)}
     out = ctx.measure(tf.nest.map_structure, lambda v: v * 2, tree)
     ctx.check(out["k1999"] == [3998, (4000, 4002)], f"leaf k1999 is {out['k1999']}", "other")
+
+
+# Leaves of every dtype mapped by a TF op, eagerly, inside a tf.function and under XLA (the
+# structure is rebuilt at trace time: the compiled function returns the same nesting).
+# New names, so the cases above keep their ids.
+@sweep("{dtype}-{mode}-sweep", dtype=ALL_DTYPES, mode=MODES)
+def leaf_dtypes(ctx, dtype, mode):
+    import tensorflow as tf
+    from tfhelp import draw, placed
+
+    x, ex = placed(ctx, draw(ctx, (3, 4), dtype, -9, 9), dtype)
+    y, ey = placed(ctx, draw(ctx, (5,), dtype, -9, 9), dtype)
+
+    def fn(a, b):
+        tree = {"m": [a, (b,)], "p": Pair(a[0], b)}
+        return tf.nest.map_structure(lambda t: tf.reverse(t, [0]), tree)
+
+    out = ctx.measure(by_mode(ctx, fn, mode), x, y)
+    ctx.check(
+        isinstance(out["m"], list) and isinstance(out["m"][1], tuple) and type(out["p"]) is Pair,
+        f"structure came back as {out!r}"[:200],
+        "other",
+    )
+    ctx.check_equal(out["m"][0], ex[::-1])
+    ctx.check_equal(out["m"][1][0], ey[::-1])
+    ctx.check_equal(out["p"].left, ex[0][::-1])
+
+
+# Options and leaves: check_types=False (a list against a tuple), expand_composites on a
+# SparseTensor (its values, indices and dense shape are all leaves: only the float
+# values are scaled), a RaggedTensor leaf, None leaves, and
+# the gradient through a mapped structure, in each mode.
+@sweep(
+    "{form}-{mode}-sweep",
+    form=["no-check-types", "expand-composites", "ragged-leaf", "none-leaves", "gradient"],
+    mode=MODES,
+)
+def forms(ctx, form, mode):
+    import tensorflow as tf
+
+    a_np = np.array([1.0, -2.0, 3.0], dtype="float32")
+    a = ctx.put(a_np)
+
+    def fn(t):
+        if form == "no-check-types":
+            return tf.nest.map_structure(tf.add, [t, t * 2], (t, t), check_types=False)
+        if form == "expand-composites":
+            sp = tf.sparse.from_dense(tf.reshape(t, (1, 3)))
+            out = tf.nest.map_structure(
+                lambda v: v * 2 if v.dtype.is_floating else v, sp, expand_composites=True
+            )
+            return tf.sparse.to_dense(out)
+        if form == "ragged-leaf":
+            rt = tf.RaggedTensor.from_row_lengths(t, [2, 1])
+            return tf.nest.map_structure(lambda r: r.flat_values + 1.0, [rt])[0]
+        if form == "none-leaves":
+            out = tf.nest.map_structure(lambda v: v, {"x": None, "y": t})
+            return out["y"] if out["x"] is None else out["x"]
+        with tf.GradientTape() as tape:
+            tape.watch(t)
+            parts = tf.nest.map_structure(lambda v: v * v, {"p": t, "q": [t * 3.0]})
+            y = tf.add_n([tf.reduce_sum(v) for v in tf.nest.flatten(parts)])
+        return tape.gradient(y, t)
+
+    out = ctx.measure(by_mode(ctx, fn, mode), a)
+    if form == "no-check-types":
+        ctx.check(
+            isinstance(out, list), f"{type(out).__name__}, not the first input's list", "other"
+        )
+        ctx.check_equal(out[1], a_np * 3)
+        return
+    expected = {
+        "expand-composites": (a_np * 2).reshape(1, 3),
+        "ragged-leaf": a_np + 1.0,
+        "none-leaves": a_np,
+        "gradient": 2 * a_np + 18 * a_np,
+    }[form]
+    ctx.check_close(out, expected.astype("float64"), dtype="float32")

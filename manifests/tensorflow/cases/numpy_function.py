@@ -5,8 +5,9 @@ with `not_implemented` (tf.function(jit_compile=True) refuses PyFunc ops).
 """
 
 import numpy as np
+from tfhelp import ALL_DTYPES, MODES, by_mode
 
-from portbench_runner.api import case
+from portbench_runner.api import case, sweep
 
 
 def _host_op(a):
@@ -62,3 +63,68 @@ def xla(ctx):
     x = ctx.rng.standard_normal((4, 4)).astype("float32")
     out = ctx.measure(fn, ctx.put(x))
     ctx.check_equal(out, _host_op(x))
+
+
+# Every dtype through the host function and back (NumPy sees the same dtype: bfloat16 as
+# ml_dtypes' bfloat16), eagerly, from a tf.function and under XLA; XLA cannot compile the
+# host callback by design, so the xla column fails at call on every device, the CPU
+# included (not_implemented). New names, so the cases above keep their ids.
+@sweep("{dtype}-{mode}-sweep", dtype=ALL_DTYPES, mode=MODES)
+def dtypes(ctx, dtype, mode):
+    import tensorflow as tf
+    from tfhelp import draw, placed
+
+    x, exact = placed(ctx, draw(ctx, (6, 5), dtype, -9, 9), dtype)
+    seen = []
+
+    def host(a):
+        seen.append(a.dtype.name)
+        return np.flip(a, -1), np.asarray(a.shape, dtype="int64")
+
+    fn = lambda t: tf.numpy_function(host, [t], (getattr(tf, dtype), tf.int64))  # noqa: E731
+    flipped, shape = ctx.measure(by_mode(ctx, fn, mode), x)
+    ctx.check(seen and seen[0] == dtype, f"the host function saw {seen[:1]}, not {dtype}", "type")
+    ctx.check_equal(flipped, np.flip(exact, -1))
+    ctx.check_equal(shape, np.array([6, 5]))
+
+
+# Forms: several inputs of mixed dtypes (NumPy promotes float32 * int64 to float64), a Python
+# float input (converted to a float32 tensor first), and no inputs at all.
+@sweep(
+    "{form}-{mode}-sweep",
+    form=["mixed-inputs", "scalar-input", "no-inputs"],
+    mode=["eager", "graph"],
+)
+def forms(ctx, form, mode):
+    import tensorflow as tf
+
+    a = ctx.put(np.array([1.5, -2.0], dtype="float32"))
+    b = ctx.put(np.array([3, 4], dtype="int64"))
+    if form == "mixed-inputs":
+        fn = lambda u, v: tf.numpy_function(lambda p, q: p * q, [u, v], tf.float64)  # noqa: E731
+        expected = np.array([4.5, -8.0])
+    elif form == "scalar-input":
+        fn = lambda u, v: tf.numpy_function(lambda p, k: p + k, [u, 10.0], tf.float32)  # noqa: E731
+        expected = np.array([11.5, 8.0], dtype="float32")
+    else:
+        fn = lambda u, v: tf.numpy_function(lambda: np.arange(3), [], tf.int64)  # noqa: E731
+        expected = np.arange(3)
+    out = ctx.measure(by_mode(ctx, fn, mode), a, b)
+    ctx.check_equal(out, expected)
+
+
+# numpy_function is not differentiable: the tape records no gradient through it.
+@case("gradient-is-none")
+def no_gradient(ctx):
+    import tensorflow as tf
+
+    x = ctx.put(np.array([1.0, 2.0], dtype="float32"))
+
+    def grad():
+        with tf.GradientTape() as tape:
+            tape.watch(x)
+            y = tf.reduce_sum(tf.numpy_function(lambda a: a * 2, [x], tf.float32))
+        return tape.gradient(y, x)
+
+    out = ctx.measure(lambda: [grad()], warm=False)
+    ctx.check(out[0] is None, f"a gradient came through the host function: {out[0]}", "other")

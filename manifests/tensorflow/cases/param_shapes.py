@@ -1,9 +1,9 @@
 """tf.compat.v1.distributions.Normal.param_shapes: the loc/scale shapes that give a sample shape."""
 
 import numpy as np
-from tfhelp import v1_graph, v1_session
+from tfhelp import MODES, by_mode, v1_graph, v1_session
 
-from portbench_runner.api import case
+from portbench_runner.api import case, sweep
 
 NAME = "tensorflow.compat.v1.distributions.Normal.param_shapes"
 
@@ -50,3 +50,39 @@ def graph(ctx):
     with v1_session(graph) as sess:
         out = ctx.measure(sess.run, shapes, {p: [8, 9]})
     ctx.check_equal(out["scale"], np.array([8, 9], dtype="int32"))
+
+
+# The sample-shape forms param_shapes takes (a list, a tuple, a TensorShape, an int32
+# tensor), called eagerly, inside a tf.function and under XLA; an int64 shape tensor is
+# refused (it converts to int32), asserted below. New names, so the cases above keep ids.
+@sweep("{form}-{mode}-sweep", form=["list", "tuple", "tensorshape", "int32-tensor"], mode=MODES)
+def forms(ctx, form, mode):
+    import tensorflow as tf
+
+    param_shapes = ctx.require(NAME)
+    dims = [3, 1, 4]
+    shape = {
+        "list": dims,
+        "tuple": tuple(dims),
+        "tensorshape": tf.TensorShape(dims),
+        "int32-tensor": None,
+    }[form]
+    if shape is None:
+        fn = by_mode(ctx, param_shapes, mode)
+        out = ctx.measure(fn, ctx.put(np.array(dims, dtype="int32")))
+    else:
+        out = ctx.measure(by_mode(ctx, lambda: param_shapes(shape), mode))
+    ctx.check(sorted(out) == ["loc", "scale"], f"keys {sorted(out)}", "other")
+    for key in ("loc", "scale"):
+        ctx.check(out[key].dtype == tf.int32, f"{key} dtype {out[key].dtype}", "type")
+        ctx.check_equal(out[key], np.array(dims, dtype="int32"), what=f"{key} shape")
+
+
+@case("int64-tensor-refused")
+def int64_refused(ctx):
+    from tfhelp import raises
+
+    param_shapes = ctx.require(NAME)
+    shape = ctx.put(np.array([2, 3], dtype="int64"))
+    out = ctx.measure(raises(lambda: param_shapes(shape), ValueError, TypeError))
+    ctx.check(out is not None, "an int64 sample shape was taken as is", "other")

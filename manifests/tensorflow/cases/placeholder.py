@@ -1,9 +1,9 @@
 """tf.compat.v1.placeholder: fed values flow through a TF1 graph run in a Session; shapes and errors."""
 
 import numpy as np
-from tfhelp import boxed, raises, v1_graph, v1_session
+from tfhelp import ALL_DTYPES, boxed, raises, v1_graph, v1_session
 
-from portbench_runner.api import case
+from portbench_runner.api import case, sweep
 
 
 @case("float32-matrix", dtype="float32", shape=(None, 8), feed=(16, 8))
@@ -63,3 +63,48 @@ def eager(ctx):
 
     out = ctx.measure(raises(lambda: tf.compat.v1.placeholder(tf.float32), RuntimeError))
     ctx.check(out == "RuntimeError", f"a placeholder in eager mode raised {out}", "other")
+
+
+# A placeholder of every dtype, fed and fetched through a graph op (a reverse, which takes
+# every dtype) in a Session; new names, so the cases above keep their ids.
+@sweep("{dtype}-fed-sweep", dtype=ALL_DTYPES)
+def fed_dtypes(ctx, dtype):
+    import tensorflow as tf
+    from tfhelp import draw, host_exact
+
+    value = draw(ctx, (5, 4), dtype, -9, 9)
+    fed = host_exact(ctx, ctx.put(value, dtype=dtype))  # bfloat16: the rounded value
+    with v1_graph(ctx) as graph:
+        p = tf.compat.v1.placeholder(getattr(tf, dtype), shape=(None, 4))
+        y = tf.reverse(p, [0])
+    with v1_session(graph) as sess:
+        out = ctx.measure(sess.run, y, feed_dict={p: fed})
+    ctx.check(np.asarray(out).shape == (5, 4), f"shape {np.asarray(out).shape}", "other")
+    ctx.check_equal(out, fed[::-1])
+
+
+# Shape forms: fully open, partially known with the fed batch varying, an empty batch,
+# a scalar fed as a Python number, and a name the feed refers to as a string.
+@sweep(
+    "shape-{form}-sweep",
+    form=["open-rank", "partial", "empty-batch", "python-scalar", "fed-by-name"],
+)
+def shape_forms(ctx, form):
+    import tensorflow as tf
+
+    shape, value = {
+        "open-rank": (None, np.arange(24.0, dtype="float32").reshape(2, 3, 4)),
+        "partial": ([None, 3], np.arange(15.0, dtype="float32").reshape(5, 3)),
+        "empty-batch": ([None, 3], np.zeros((0, 3), dtype="float32")),
+        "python-scalar": ([], 2.5),
+        "fed-by-name": ([2], np.array([1.0, -1.0], dtype="float32")),
+    }[form]
+    with v1_graph(ctx) as graph:
+        p = tf.compat.v1.placeholder(tf.float32, shape=shape, name="inp")
+        y = p * 3.0
+    feed = {"inp:0" if form == "fed-by-name" else p: value}
+    with v1_session(graph) as sess:
+        out = ctx.measure(sess.run, y, feed_dict=feed)
+    static = None if p.shape.rank is None else p.shape.as_list()
+    ctx.check(static == shape, f"static shape {p.shape}, declared {shape}", "other")
+    ctx.check_close(out, np.asarray(value, dtype="float64") * 3.0, dtype="float32")

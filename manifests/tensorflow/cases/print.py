@@ -7,8 +7,9 @@ import os
 import tempfile
 
 import numpy as np
+from tfhelp import ALL_DTYPES, COMPLEXES, SIGNED_INTS, UNSIGNED_INTS, by_mode
 
-from portbench_runner.api import case
+from portbench_runner.api import case, sweep
 
 
 def _target():
@@ -76,3 +77,72 @@ def nested(ctx):
     path, stream = _target()
     ctx.measure(tf.print, {"a": ctx.put(np.array(1, dtype="int32"))}, output_stream=stream)
     ctx.check(_first_line(path) == "{'a': 1}", f"printed {_first_line(path)!r}", "other")
+
+
+# A tensor of every dtype, printed eagerly and from a tf.function: integers and bool as
+# digits (True as 1), floats in their shortest form (1.25, -0.25, 2.75 are exact in every
+# float dtype), complex as (re,im) pairs. XLA cannot compile the host-side PrintV2 op by
+# design: one case ("int32-xla") keeps that refusal visible instead of a failing copy per
+# dtype and form. New names, so the cases above keep their ids.
+@sweep("{dtype}-{mode}-sweep", dtype=ALL_DTYPES, mode=["eager", "graph"])
+@case("int32-xla", dtype="int32", mode="xla")
+def print_dtypes(ctx, dtype, mode):
+    import tensorflow as tf
+
+    path, stream = _target()
+    if dtype == "bool":
+        values, text = np.array([True, False, True]), "[1 0 1]"
+    elif dtype in SIGNED_INTS + UNSIGNED_INTS:
+        values, text = np.array([1, 0, 2]), "[1 0 2]"
+    elif dtype in COMPLEXES:
+        values, text = np.array([1.25 - 1j, -0.25 + 0.5j, 2.75]), "[(1.25,-1) (-0.25,0.5) (2.75,0)]"
+    else:
+        values, text = np.array([1.25, -0.25, 2.75], dtype="float32"), "[1.25 -0.25 2.75]"
+    x = ctx.put(values, dtype=dtype)
+
+    def fn(t):
+        tf.print(t, output_stream=stream)
+        return tf.constant(0)  # a tf.function must return tensors, not the print op
+
+    ctx.measure(by_mode(ctx, fn, mode), x, warm=False)
+    ctx.check(_first_line(path) == text, f"printed {_first_line(path)!r}, not {text!r}", "other")
+
+
+# The argument forms, eagerly and from a tf.function: several tensors with sep/end, a nested structure, a
+# scalar, an empty tensor and summarize=-1 (everything) on a matrix.
+@sweep(
+    "{form}-{mode}-sweep",
+    form=["sep-end", "nested", "scalar", "empty", "summarize-all"],
+    mode=["eager", "graph"],
+)
+def print_forms(ctx, form, mode):
+    import tensorflow as tf
+
+    path, stream = _target()
+    a = ctx.put(np.array([3, 4], dtype="int32"))
+    b = ctx.put(np.arange(12, dtype="int64").reshape(3, 4))
+
+    def fn(u, v):
+        if form == "sep-end":
+            tf.print("a", u, v[0], sep=",", end="!\n", output_stream=stream)
+        elif form == "nested":
+            tf.print({"u": u, "w": [u[0], 5]}, output_stream=stream)
+        elif form == "scalar":
+            tf.print(u[1], output_stream=stream)
+        elif form == "empty":
+            tf.print(v[:0], output_stream=stream)
+        else:
+            tf.print(v, summarize=-1, output_stream=stream)
+        return tf.constant(0)
+
+    ctx.measure(by_mode(ctx, fn, mode), a, b, warm=False)
+    with open(path, encoding="utf-8") as fh:
+        text = fh.read()
+    expected = {
+        "sep-end": "a,[3 4],[0 1 2 3]!\n",
+        "nested": "{'u': [3 4], 'w': [3, 5]}\n",
+        "scalar": "4\n",
+        "empty": "[]\n",
+        "summarize-all": "[[0 1 2 3]\n [4 5 6 7]\n [8 9 10 11]]\n",
+    }[form]
+    ctx.check(text == expected, f"printed {text!r}, not {expected!r}", "other")

@@ -1,9 +1,9 @@
 """tf.range: start/limit/delta, negative and fractional steps, dtypes, empty, large, graph/XLA."""
 
 import numpy as np
-from tfhelp import by_mode
+from tfhelp import INDEX_INTS, MODES, REAL_FLOATS, by_mode
 
-from portbench_runner.api import case
+from portbench_runner.api import case, sweep
 
 
 @case("int32-limit", args=(10,), dtype=None, np_dtype="int32")
@@ -31,3 +31,32 @@ def range_in_function(ctx, mode):
     fn = by_mode(ctx, lambda start: tf.range(start, 40, 3) * 2, mode)
     out = ctx.measure(fn, ctx.put(np.array(4, dtype="int32")))
     ctx.check_equal(out, np.arange(4, 40, 3) * 2)
+
+
+# Every dtype tf.range makes (int32, int64 and the four real floats: it refuses the narrow
+# and unsigned integers and complex in Python), eager, in a tf.function and under XLA; the
+# start is a tensor of that dtype and `dtype=` names it (without it, a float16 or bfloat16
+# start is promoted to float32 by the Python limit and delta, as documented). Float steps of
+# 0.25 and integers below 256 are exact even in float16 and bfloat16; new names, so the
+# cases above keep their ids.
+@sweep("{dtype}-{mode}-sweep", dtype=INDEX_INTS + REAL_FLOATS, mode=MODES)
+def range_dtypes(ctx, dtype, mode):
+    import tensorflow as tf
+    from tfhelp import out_dtype
+
+    start, limit, delta = (-7, 40, 3) if dtype.startswith("int") else (0.5, 6.0, 0.25)
+    fn = by_mode(ctx, lambda s: tf.range(s, limit, delta, dtype=getattr(tf, dtype)), mode)
+    out = ctx.measure(fn, ctx.put(np.array(start), dtype=dtype))
+    ctx.check(out_dtype(out) == dtype, f"dtype {out_dtype(out)}, not {dtype}", "type")
+    ctx.check_equal(out, np.arange(start, limit, delta))
+
+
+# Negative steps and a start past the limit (empty), with the dtype keyword.
+@sweep("{dtype}-negative-delta-sweep", dtype=INDEX_INTS + REAL_FLOATS)
+@sweep("{dtype}-empty-sweep", dtype=INDEX_INTS + REAL_FLOATS, empty=True)
+def range_forms(ctx, dtype, empty=False):
+    import tensorflow as tf
+
+    args = (5, 5, 1) if empty else (12, -4, -2)
+    out = ctx.measure(tf.range, *args, dtype=getattr(tf, dtype))
+    ctx.check_equal(out, np.arange(*args))

@@ -11,7 +11,7 @@ import tempfile
 
 from tfhelp import raises, v1_graph, v1_session
 
-from portbench_runner.api import case
+from portbench_runner.api import case, sweep
 
 
 def _file(lines, header=None):
@@ -102,3 +102,43 @@ def garbage(ctx):
     ctx.check(
         out == "UnimplementedError", f"restore_state on a TextLineReader raised {out}", "other"
     )
+
+
+# The states a caller might hand restore_state: an empty string, a real state serialized by
+# a reader that does support it (WholeFileReader), and a state fed after the reader hit the
+# end of its file. TextLineReader refuses them all with the base reader's documented
+# UnimplementedError (a garbage state is asserted above); new names, so the cases above
+# keep their ids.
+@sweep("{form}-refused-sweep", form=["empty-state", "other-reader-state", "after-end-of-file"])
+def refused_forms(ctx, form):
+    import tensorflow as tf
+
+    path = _file(["only"])
+    graph, fill, value, _state, saved, restore = _reader_graph(ctx, path)
+    with graph.as_default():
+        other = tf.compat.v1.WholeFileReader()
+        queue = tf.queue.FIFOQueue(2, tf.string, shapes=[])
+        other_fill = queue.enqueue_many([[path]])
+        other.read(queue)
+        other_state = other.serialize_state()
+    with v1_session(graph) as sess:
+        sess.run(fill)
+        state = b""
+        if form == "other-reader-state":
+            sess.run(other_fill)
+            state = sess.run(other_state)
+        elif form == "after-end-of-file":
+            sess.run(value)
+            sess.run(queue.close())
+        errors = (tf.errors.UnimplementedError, tf.errors.InvalidArgumentError)
+        out = ctx.measure(raises(lambda: sess.run(restore, {saved: state}), *errors))
+    ctx.check(out == "UnimplementedError", f"restore_state({form}) raised {out}", "other")
+
+
+# Readers are TF1 graph objects: building one eagerly is refused (RuntimeError).
+@case("eager-raises")
+def eager(ctx):
+    import tensorflow as tf
+
+    out = ctx.measure(raises(tf.compat.v1.TextLineReader, RuntimeError))
+    ctx.check(out == "RuntimeError", f"an eager TextLineReader raised {out}", "other")

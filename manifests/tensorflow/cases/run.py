@@ -1,9 +1,9 @@
 """tf.compat.v1.Session.run: TF1 graphs built, executed and fetched (so they really ran)."""
 
 import numpy as np
-from tfhelp import v1_graph, v1_session
+from tfhelp import ALL_DTYPES, v1_graph, v1_session
 
-from portbench_runner.api import case
+from portbench_runner.api import case, sweep
 
 
 @case("matmul-feed", dtype="float32", rows=64)
@@ -81,3 +81,62 @@ def run_traced(ctx):
         out = ctx.measure(sess.run, y, options=options, run_metadata=metadata)
     ctx.check_close(np.float64(out), 285.0, dtype="float32")
     ctx.check(len(metadata.step_stats.dev_stats) > 0, "FULL_TRACE recorded no step stats", "other")
+
+
+# Tensors of every dtype fed and fetched (a reverse: an op of every dtype); new names, so the
+# cases above keep their ids.
+@sweep("fetch-{dtype}-sweep", dtype=ALL_DTYPES)
+def fetch_dtypes(ctx, dtype):
+    import tensorflow as tf
+    from tfhelp import draw, host_exact
+
+    fed = host_exact(ctx, ctx.put(draw(ctx, (6, 3), dtype, -9, 9), dtype=dtype))
+    with v1_graph(ctx) as graph:
+        p = tf.compat.v1.placeholder(getattr(tf, dtype), shape=(None, 3))
+        y = tf.reverse(p, [1])
+    with v1_session(graph) as sess:
+        out = ctx.measure(sess.run, y, feed_dict={p: fed})
+    ctx.check_equal(out, fed[:, ::-1])
+
+
+# The fetch structures run() returns in kind: a tuple, a namedtuple, a nested dict of lists,
+# an op (None), a tensor named by string, and a feed keyed by tensor name.
+@sweep(
+    "fetch-{form}-sweep",
+    form=["tuple", "namedtuple", "nested", "op-is-none", "by-name", "feed-by-name"],
+)
+def fetch_forms(ctx, form):
+    import collections
+
+    import tensorflow as tf
+
+    Pair = collections.namedtuple("Pair", ["a", "b"])
+    with v1_graph(ctx) as graph:
+        x = tf.compat.v1.placeholder(tf.float32, [3], name="x")
+        a = tf.identity(x * 2.0, name="double")
+        b = tf.reduce_sum(x, name="total")
+        noop = tf.no_op()
+    fetches = {
+        "tuple": (a, b),
+        "namedtuple": Pair(a, b),
+        "nested": {"k": [a, {"j": b}]},
+        "op-is-none": [noop, b],
+        "by-name": ["double:0", "total:0"],
+        "feed-by-name": (a, b),
+    }[form]
+    value = np.array([1.0, 2.0, 4.0], dtype="float32")
+    feed = {"x:0": value} if form == "feed-by-name" else {x: value}
+    with v1_session(graph) as sess:
+        out = ctx.measure(sess.run, fetches, feed_dict=feed)
+    if form == "namedtuple":
+        ctx.check(type(out) is Pair, f"namedtuple came back as {type(out).__name__}", "other")
+    if form == "nested":
+        out_a, out_b = out["k"][0], out["k"][1]["j"]
+    elif form == "op-is-none":
+        ctx.check(out[0] is None, f"an op fetched as {out[0]!r}", "other")
+        out_a, out_b = value * 2.0, out[1]
+    else:
+        ctx.check(type(out) is type(fetches) or form == "by-name", f"{type(out).__name__}", "other")
+        out_a, out_b = out[0], out[1]
+    ctx.check_close(out_a, value.astype("float64") * 2.0, dtype="float32", what="double")
+    ctx.check_close(np.float64(out_b), 7.0, dtype="float32", what="total")

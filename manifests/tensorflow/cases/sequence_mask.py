@@ -1,9 +1,9 @@
 """tf.sequence_mask: with and without maxlen, dtype option, 2-D lengths, graph/XLA."""
 
 import numpy as np
-from tfhelp import by_mode
+from tfhelp import ALL_DTYPES, MODES, SIGNED_INTS, UNSIGNED_INTS, by_mode
 
-from portbench_runner.api import case
+from portbench_runner.api import case, sweep
 
 
 def _mask(lengths, maxlen):
@@ -34,3 +34,42 @@ def mask_large(ctx):
     lens = ctx.rng.integers(0, 1000, size=(1000,)).astype("int32")
     out = ctx.measure(tf.sequence_mask, ctx.put(lens), 1000)
     ctx.check_equal(out, _mask(lens, 1000))
+
+
+# Every integer dtype of the lengths (maxlen a Python int, as most callers pass it), and
+# every integer dtype of a maxlen tensor (the mask's positions are a tf.range in maxlen's
+# dtype, so this is the form that needs a Range kernel of that dtype), eager, in a
+# tf.function and under XLA; new names, so the cases above keep their ids. The Range op
+# declares no uint8 at all (a documented refusal, left out); it declares the other narrow
+# and unsigned widths, which the CPU has no kernel for (findings, kept failing).
+@sweep("lengths-{ldtype}-{mode}-sweep", ldtype=SIGNED_INTS + UNSIGNED_INTS, mode=MODES)
+@sweep(
+    "maxlen-{ldtype}-{mode}-sweep",
+    ldtype=SIGNED_INTS + UNSIGNED_INTS,
+    mode=MODES,
+    maxlen_tensor=True,
+    exclude=[{"ldtype": "uint8"}],
+)
+def mask_length_dtypes(ctx, ldtype, mode, maxlen_tensor=False):
+    import tensorflow as tf
+
+    lens = ctx.rng.integers(0, 9, size=(4, 5)).astype(ldtype)
+    if maxlen_tensor:
+        fn = by_mode(ctx, tf.sequence_mask, mode)
+        out = ctx.measure(fn, ctx.put(lens), ctx.put(np.array(7, dtype=ldtype)))
+    else:
+        out = ctx.measure(by_mode(ctx, lambda t: tf.sequence_mask(t, 7), mode), ctx.put(lens))
+    ctx.check_equal(out, _mask(lens.astype("int64"), 7))
+
+
+# Every output dtype the mask can be cast to (1 inside the length, 0 past it).
+@sweep("out-{dtype}-{mode}-sweep", dtype=ALL_DTYPES, mode=MODES)
+def mask_out_dtypes(ctx, dtype, mode):
+    import tensorflow as tf
+    from tfhelp import out_dtype
+
+    lens = ctx.rng.integers(0, 6, size=(9,)).astype("int32")
+    fn = by_mode(ctx, lambda t: tf.sequence_mask(t, 6, dtype=getattr(tf, dtype)), mode)
+    out = ctx.measure(fn, ctx.put(lens))
+    ctx.check(out_dtype(out) == dtype, f"dtype {out_dtype(out)}, not {dtype}", "type")
+    ctx.check_equal(out, _mask(lens, 6).astype("float64" if dtype == "bfloat16" else dtype))

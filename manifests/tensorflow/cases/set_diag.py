@@ -1,9 +1,9 @@
 """tf.linalg.set_diag: square, batched, rectangular, bands k, dtypes, graph/XLA, gradient."""
 
 import numpy as np
-from tfhelp import by_mode
+from tfhelp import ALL_DTYPES, COMPLEXES, MODES, REAL_FLOATS, by_mode
 
-from portbench_runner.api import case
+from portbench_runner.api import case, sweep
 
 
 @case("float32-square", dtype="float32", shape=(8, 8))
@@ -59,3 +59,59 @@ def set_diag_grad(ctx):
     gx, gd = ctx.measure(grads)
     ctx.check_close(gx, 3.0 * (1.0 - np.eye(4)), dtype="float32", what="d/dinput")
     ctx.check_close(gd, np.full(4, 3.0), dtype="float32", what="d/ddiagonal")
+
+
+# Every dtype set_diag takes on the CPU (it only moves values), eager, in a tf.function and
+# under XLA, on a batch of wide matrices; new names, so the cases above keep their ids.
+@sweep("{dtype}-{mode}-sweep", dtype=ALL_DTYPES, mode=MODES)
+def set_diag_dtypes(ctx, dtype, mode):
+    import tensorflow as tf
+    from tfhelp import draw, placed
+
+    x, x_host = placed(ctx, draw(ctx, (2, 4, 5), dtype, -9, 9), dtype)
+    d, d_host = placed(ctx, draw(ctx, (2, 4), dtype, -9, 9), dtype)
+    out = ctx.measure(by_mode(ctx, tf.linalg.set_diag, mode), x, d)
+    expected = x_host.copy()
+    expected[..., np.arange(4), np.arange(4)] = d_host
+    ctx.check_equal(out, expected)
+
+
+# A band of diagonals k=(lo, hi) with each alignment: diagonals stored longest first, the
+# shorter ones padded on the side `align` names (LEFT or RIGHT per super/sub diagonal).
+@sweep("band-{align}-{mode}-sweep", align=["RIGHT_LEFT", "LEFT_RIGHT"], mode=MODES)
+def set_diag_band(ctx, align, mode):
+    import tensorflow as tf
+
+    x = ctx.rng.standard_normal((4, 5)).astype("float32")
+    diags = ctx.rng.standard_normal((3, 4)).astype("float32")  # k = 1, 0, -1; longest is 4
+    fn = lambda t, d: tf.linalg.set_diag(t, d, k=(-1, 1), align=align)  # noqa: E731
+    out = ctx.measure(by_mode(ctx, fn, mode), ctx.put(x), ctx.put(diags))
+    expected = x.copy()
+    for row, k in enumerate((1, 0, -1)):
+        n = min(4 - max(-k, 0), 5 - max(k, 0))  # length of diagonal k in a 4x5 matrix
+        side = align.split("_")[0 if k >= 0 else 1]
+        values = diags[row, :n] if side == "LEFT" else diags[row, 4 - n :]
+        i = np.arange(n) + max(-k, 0)
+        expected[i, i + k] = values
+    ctx.check_equal(out, expected)
+
+
+# The gradient splits between the input (zero on the diagonal) and the diagonal, in every
+# float and complex dtype and mode.
+@sweep("grad-{dtype}-{mode}-sweep", dtype=REAL_FLOATS + COMPLEXES, mode=MODES)
+def set_diag_grad_dtypes(ctx, dtype, mode):
+    import tensorflow as tf
+    from tfhelp import check_swept, draw
+
+    x = ctx.put(draw(ctx, (3, 3), dtype), dtype=dtype)
+    d = ctx.put(draw(ctx, (3,), dtype), dtype=dtype)
+
+    def grads(a, b):
+        with tf.GradientTape() as tape:
+            tape.watch([a, b])
+            y = tf.reduce_sum(tf.linalg.set_diag(a, b) * tf.cast(3.0, a.dtype))
+        return tape.gradient(y, [a, b])
+
+    gx, gd = ctx.measure(by_mode(ctx, grads, mode), x, d)
+    check_swept(ctx, gx, 3.0 * (1.0 - np.eye(3)))
+    check_swept(ctx, gd, np.full(3, 3.0))

@@ -1,9 +1,9 @@
 """tf.data.Dataset.shard: every num_shards-th element starting at index; errors on bad arguments."""
 
 import numpy as np
-from tfhelp import raises
+from tfhelp import ALL_DTYPES, raises
 
-from portbench_runner.api import case
+from portbench_runner.api import case, sweep
 
 
 @case("range-3-shards-index1", n=10, shards=3, index=1)
@@ -56,3 +56,56 @@ def bad_index(ctx):
     )
     out = ctx.measure(call)
     ctx.check(out is not None, "shard(2, 2) raised nothing", "other")
+
+
+# Elements of every dtype (the shard keeps them untouched), iterated eagerly and reduced
+# inside a tf.function; new names, so the cases above keep their ids.
+@sweep("{dtype}-{mode}-sweep", dtype=ALL_DTYPES, mode=["eager", "graph"])
+def shard_dtypes(ctx, dtype, mode):
+    import tensorflow as tf
+    from tfhelp import by_mode, draw, host_exact
+
+    x = ctx.put(draw(ctx, (17, 2), dtype, -9, 9), dtype=dtype)
+    exact = host_exact(ctx, x)
+
+    def take(t):
+        ds = tf.data.Dataset.from_tensor_slices(t).shard(4, 3)
+        return ds.batch(100).get_single_element()
+
+    out = ctx.measure(by_mode(ctx, take, mode), x)
+    ctx.check_equal(out, exact[3::4])
+
+
+# Argument forms: int64 tensor arguments (int32 tensors are refused: num_shards and index are
+# documented as tf.int64 scalars), structured elements (a dict of a tuple), and shards of
+# an empty dataset.
+@sweep(
+    "form-{form}-sweep", form=["int32-tensors-refused", "int64-tensors", "dict-elements", "empty"]
+)
+def shard_forms(ctx, form):
+    import tensorflow as tf
+
+    if form == "int32-tensors-refused":
+        from tfhelp import raises
+
+        def build():
+            return tf.data.Dataset.range(23).shard(tf.constant(5), tf.constant(2))
+
+        out = ctx.measure(raises(build, ValueError, TypeError))
+        ctx.check(out is not None, "int32 shard arguments were taken", "other")
+    elif form.endswith("tensors"):
+        dt = tf.int64
+        ds = tf.data.Dataset.range(23).shard(tf.constant(5, dt), tf.constant(2, dt))
+        out = ctx.measure(lambda: list(ds.as_numpy_iterator()))
+        ctx.check(out == list(range(2, 23, 5)), f"shard gave {out}", "other")
+    elif form == "dict-elements":
+        base = {"i": np.arange(8), "p": (np.arange(8) * 2.0, np.arange(8) % 2 == 0)}
+        ds = tf.data.Dataset.from_tensor_slices(base).shard(3, 0)
+        out = ctx.measure(lambda: list(ds.as_numpy_iterator()))
+        ctx.check([e["i"] for e in out] == [0, 3, 6], f"shard gave {out}", "other")
+        ctx.check([float(e["p"][0]) for e in out] == [0.0, 6.0, 12.0], "tuple leaves", "other")
+        ctx.check([bool(e["p"][1]) for e in out] == [True, False, True], "bool leaves", "other")
+    else:
+        ds = tf.data.Dataset.range(0).shard(2, 1)
+        out = ctx.measure(lambda: list(ds.as_numpy_iterator()))
+        ctx.check(out == [], f"a shard of nothing gave {out}", "other")

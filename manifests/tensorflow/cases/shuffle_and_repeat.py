@@ -1,8 +1,9 @@
 """tf.data.experimental.shuffle_and_repeat: each epoch a permutation, count epochs, seeded order."""
 
 import numpy as np
+from tfhelp import ALL_DTYPES
 
-from portbench_runner.api import case
+from portbench_runner.api import case, sweep
 
 NAME = "tensorflow.data.experimental.shuffle_and_repeat"
 
@@ -55,3 +56,66 @@ def infinite(ctx):
     ctx.check(
         len(out) == 30 and sorted(out[:3]) == [0, 1, 2], f"took {len(out)}: {out[:6]}", "other"
     )
+
+
+# Elements of every dtype, each paired with its index: every epoch is a permutation of the
+# indices and each value still travels with its own index; read eagerly and inside a
+# tf.function. Seeded, but the order is the shuffle's, so runs are not compared across
+# devices. New names, so the cases above keep their ids.
+@sweep("{dtype}-{mode}-sweep", dtype=ALL_DTYPES, mode=["eager", "graph"])
+def dtypes(ctx, dtype, mode):
+    import tensorflow as tf
+    from tfhelp import by_mode, draw, host_exact
+
+    ctx.not_comparable("the shuffled order comes from a random generator")
+    op = ctx.require(NAME)
+    n, count = 24, 3
+    x = ctx.put(draw(ctx, (n,), dtype, -9, 9), dtype=dtype)
+    exact = host_exact(ctx, x)
+
+    def read(t):
+        ds = tf.data.Dataset.from_tensor_slices((tf.range(n, dtype=tf.int64), t))
+        ds = ds.apply(op(buffer_size=n, count=count, seed=3))
+        return ds.batch(n * count).get_single_element()
+
+    idx, vals = ctx.measure(by_mode(ctx, read, mode), x)
+    idx = np.asarray(ctx.to_numpy(idx))
+    ctx.check(idx.size == n * count, f"{idx.size} elements, expected {n * count}", "other")
+    for e in range(count):
+        ctx.check_equal(np.sort(idx[e * n : (e + 1) * n]), np.arange(n), what=f"epoch {e}")
+    ctx.check_equal(vals, exact[idx], what="values follow their indices")
+
+
+# count=1 is one shuffled epoch, count=-1 repeats forever, a buffer of 1 does not shuffle,
+# and count=0 is refused (InvalidArgumentError: count must be > 0 or -1).
+@sweep("form-{form}-sweep", form=["count-0-refused", "count-1", "count-minus-1", "buffer-1"])
+def forms(ctx, form):
+    import tensorflow as tf
+
+    ctx.not_comparable("the shuffled order comes from a random generator")
+    op = ctx.require(NAME)
+    kwargs = {
+        "count-0-refused": {"buffer_size": 10, "count": 0},
+        "count-minus-1": {"buffer_size": 10, "count": -1},
+        "count-1": {"buffer_size": 10, "count": 1},
+        "buffer-1": {"buffer_size": 1, "count": 2},
+    }[form]
+    if form == "count-0-refused":
+        from tfhelp import raises
+
+        def build():
+            return list(tf.data.Dataset.range(10).apply(op(seed=5, **kwargs)))
+
+        out = ctx.measure(raises(build, tf.errors.InvalidArgumentError, ValueError))
+        ctx.check(out is not None, "count=0 was taken", "other")
+        return
+    ds = tf.data.Dataset.range(10).apply(op(seed=5, **kwargs)).take(35)
+    out = ctx.measure(lambda: list(ds.as_numpy_iterator()))
+    if form == "count-minus-1":
+        ctx.check(
+            len(out) == 35 and sorted(out[:30]) == sorted(list(range(10)) * 3), f"{out}", "other"
+        )
+    elif form == "count-1":
+        ctx.check(sorted(out) == list(range(10)), f"one epoch gave {out}", "other")
+    else:
+        ctx.check(out == list(range(10)) * 2, f"a buffer of 1 reordered: {out}", "other")

@@ -4,9 +4,9 @@ import os
 import tempfile
 
 import numpy as np
-from tfhelp import raises, v1_graph, v1_session
+from tfhelp import ALL_DTYPES, STRINGS, raises, v1_graph, v1_session
 
-from portbench_runner.api import case
+from portbench_runner.api import case, sweep
 
 
 def _reload_and_run(ctx, export_dir, feeds):
@@ -97,3 +97,60 @@ def existing(ctx):
             )
         )
     ctx.check(out is not None, "saving into an existing SavedModel folder raised nothing", "other")
+
+
+# A model of every dtype (string included: a SavedModel signature carries any dtype): the
+# input is reversed and a variable of the same dtype is read, saved, reloaded in a fresh
+# graph and run; new names, so the cases above keep their ids.
+@sweep("{dtype}-sweep", dtype=ALL_DTYPES + STRINGS)
+def dtypes(ctx, dtype):
+    import tensorflow as tf
+    from tfhelp import draw, host_exact
+
+    v1 = tf.compat.v1
+    tdt = getattr(tf, dtype)
+    if dtype == "string":
+        x = np.array([b"a", b"bc", b""], dtype=object)
+        w = np.array([b"w0", b"w1"], dtype=object)
+    else:
+        x = host_exact(ctx, ctx.put(draw(ctx, (3,), dtype, -9, 9), dtype=dtype))
+        w = host_exact(ctx, ctx.put(draw(ctx, (2,), dtype, -9, 9), dtype=dtype))
+    export_dir = os.path.join(tempfile.mkdtemp(prefix="portbench-savedmodel-"), "m")
+    with v1_graph(ctx) as graph:
+        inp = v1.placeholder(tdt, [None], name="x")
+        var = v1.Variable(tf.constant(w, dtype=tdt), name="w")
+        outputs = {"y": tf.reverse(inp, [0]), "w": tf.identity(var)}
+        init = v1.global_variables_initializer()
+    with v1_session(graph) as sess, graph.as_default():
+        sess.run(init)
+        ctx.measure(v1.saved_model.simple_save, sess, export_dir, {"x": inp}, outputs, warm=False)
+    got = _reload_and_run(ctx, export_dir, {"x": x})
+    ctx.check_equal(got["y"], x[::-1])
+    ctx.check_equal(got["w"], w)
+
+
+# Forms: a scalar input, an output that does not depend on the input (only on a variable),
+# and a legacy_init_op-free model with no variables at all.
+@sweep("form-{form}-sweep", form=["scalar-input", "variable-only-output", "no-variables"])
+def forms(ctx, form):
+    import tensorflow as tf
+
+    v1 = tf.compat.v1
+    export_dir = os.path.join(tempfile.mkdtemp(prefix="portbench-savedmodel-"), "m")
+    with v1_graph(ctx) as graph:
+        inp = v1.placeholder(tf.float32, [] if form == "scalar-input" else [None])
+        if form == "no-variables":
+            out = inp * 3.0
+        else:
+            var = v1.Variable(np.float32(4.0))
+            out = var + 0.0 if form == "variable-only-output" else inp * var
+        init = v1.global_variables_initializer()
+    with v1_session(graph) as sess, graph.as_default():
+        sess.run(init)
+        ctx.measure(
+            v1.saved_model.simple_save, sess, export_dir, {"x": inp}, {"y": out}, warm=False
+        )
+    x = np.float32(2.5) if form == "scalar-input" else np.array([1.0, 2.0], dtype="float32")
+    got = _reload_and_run(ctx, export_dir, {"x": x})
+    expected = {"scalar-input": 10.0, "variable-only-output": 4.0, "no-variables": x * 3.0}[form]
+    ctx.check_close(got["y"], np.asarray(expected, dtype="float64"), dtype="float32")

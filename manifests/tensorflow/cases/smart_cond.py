@@ -1,8 +1,9 @@
 """tensorflow.python.framework.smart_cond.smart_cond: static predicates call one branch, dynamic ones build tf.cond."""
 
 import numpy as np
+from tfhelp import ALL_DTYPES, MODES, by_mode
 
-from portbench_runner.api import case
+from portbench_runner.api import case, sweep
 
 NAME = "tensorflow.python.framework.smart_cond.smart_cond"
 
@@ -58,3 +59,57 @@ def dynamic_xla(ctx):
     x = np.array([1.0, -2.0, 3.0], dtype="float32")
     out = ctx.measure(fn, ctx.put(x))
     ctx.check_close(out, x * 2.0, dtype="float32")
+
+
+# Branch results of every dtype, with a predicate known at trace time (Python bool: one
+# branch is called, no cond op) and one known only at run time (a tensor: tf.cond), in each
+# mode; the run-time predicate is False, so the false branch's value must come back.
+# New names, so the cases above keep their ids.
+@sweep("{dtype}-{pred}-{mode}-sweep", dtype=ALL_DTYPES, pred=["static", "dynamic"], mode=MODES)
+def branch_dtypes(ctx, dtype, pred, mode):
+    import tensorflow as tf
+    from tfhelp import draw, placed
+
+    smart_cond = ctx.require(NAME)
+    x, ex = placed(ctx, draw(ctx, (7,), dtype, -9, 9), dtype)
+    flag = ctx.put(np.array(-1.0, dtype="float32"))
+
+    def fn(t, f):
+        p = False if pred == "static" else f > 0
+        return smart_cond(p, lambda: tf.reverse(t, [0]), lambda: tf.identity(t[1:]))
+
+    out = ctx.measure(by_mode(ctx, fn, mode), x, flag)
+    ctx.check_equal(out, ex[1:])
+
+
+# Predicate forms (a NumPy bool, a constant tensor, a tensor computed at run time) and the
+# gradient through each branch of a run-time predicate, in every mode.
+@sweep(
+    "{form}-{mode}-sweep",
+    form=["numpy-bool", "constant-tensor", "runtime-tensor", "grad-true", "grad-false"],
+    mode=MODES,
+)
+def pred_forms(ctx, form, mode):
+    import tensorflow as tf
+
+    smart_cond = ctx.require(NAME)
+    x_np = np.array([1.0, -2.0, 4.0], dtype="float32")
+    x = ctx.put(x_np)
+
+    def fn(t):
+        if form.startswith("grad"):
+            with tf.GradientTape() as tape:
+                tape.watch(t)
+                p = tf.reduce_sum(t) > (0.0 if form == "grad-true" else 100.0)
+                y = tf.reduce_sum(smart_cond(p, lambda: t * t, lambda: t * 5.0))
+            return tape.gradient(y, t)
+        p = {
+            "numpy-bool": np.bool_(True),
+            "constant-tensor": tf.constant(True),
+            "runtime-tensor": t[0] > 0,
+        }[form]
+        return smart_cond(p, lambda: t * 2.0, lambda: t - 1.0)
+
+    out = ctx.measure(by_mode(ctx, fn, mode), x)
+    expected = {"grad-true": 2 * x_np, "grad-false": np.full(3, 5.0)}.get(form, x_np * 2.0)
+    ctx.check_close(out, expected.astype("float64"), dtype="float32")

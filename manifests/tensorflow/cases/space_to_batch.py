@@ -1,9 +1,9 @@
 """tf.nn.space_to_batch: block shapes, paddings, dtypes, graph/XLA, gradient (NHWC, spatial dims 1..M)."""
 
 import numpy as np
-from tfhelp import by_mode, raises
+from tfhelp import ALL_DTYPES, MODES, REAL_FLOATS, by_mode, raises
 
-from portbench_runner.api import case
+from portbench_runner.api import case, sweep
 
 
 def _space_to_batch(x, block, pads):
@@ -86,3 +86,31 @@ def stb_grad(ctx):
     expected = np.zeros(16)
     expected[moved.astype(int).ravel()] = w.ravel()
     ctx.check_close(out, expected.reshape(1, 4, 4, 1), dtype="float32")
+
+
+# Every dtype, eager, in a tf.function and under XLA, with int32 and int64 block shape and
+# paddings (the two index dtypes the op takes); new names, so the cases above keep their ids.
+@sweep("{dtype}-{mode}-sweep", dtype=ALL_DTYPES, mode=MODES)
+@sweep("index-{idx}-{mode}-sweep", idx=["int32", "int64"], mode=MODES, dtype="float32")
+def stb_dtypes(ctx, dtype, mode, idx="int32"):
+    import tensorflow as tf
+    from tfhelp import draw, placed
+
+    x, exact = placed(ctx, draw(ctx, (2, 4, 6, 3), dtype, -9, 9), dtype)
+    block = np.array([2, 3], dtype=idx)
+    pads = np.array([[0, 2], [1, 2]], dtype=idx)
+    fn = lambda t: tf.nn.space_to_batch(t, block, pads)  # noqa: E731
+    out = ctx.measure(by_mode(ctx, fn, mode), x)
+    ctx.check_equal(out, _space_to_batch(exact, [2, 3], pads.tolist()))
+
+
+# The gradient moves the upstream gradient back (batch_to_space) in every float dtype.
+@sweep("grad-{dtype}-{mode}-sweep", dtype=REAL_FLOATS, mode=MODES)
+def stb_grad_dtypes(ctx, dtype, mode):
+    import tensorflow as tf
+    from tfhelp import swept_grad
+
+    def fn(t):
+        return tf.nn.space_to_batch(tf.reshape(t, (1, 8, 8, 1)), [2, 4], [[0, 0], [0, 0]]) ** 2
+
+    swept_grad(ctx, fn, lambda x: 2 * x, dtype, mode, shape=(64,))

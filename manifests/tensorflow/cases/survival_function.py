@@ -3,9 +3,9 @@
 import math
 
 import numpy as np
-from tfhelp import by_mode, v1_graph, v1_session
+from tfhelp import MODES, by_mode, v1_graph, v1_session
 
-from portbench_runner.api import case
+from portbench_runner.api import case, sweep
 
 NAME = "tensorflow.compat.v1.distributions.Normal"
 
@@ -80,3 +80,57 @@ def session(ctx):
     with v1_session(graph) as sess:
         out = ctx.measure(sess.run, sf, {p: [0.0, 1.0, 2.0]})
     ctx.check_close(out, _sf([0.0, 1.0, 2.0], 1.0, 0.5), dtype="float64")
+
+
+# The float dtypes the Normal's cdf/survival function take (float32 and float64: its ndtr
+# refuses float16 and bfloat16 in Python, asserted below), eager, in a tf.function and
+# under XLA, out to 6 sigma; new names, so the cases above keep their ids.
+@sweep("{dtype}-{mode}-sweep", dtype=["float32", "float64"], mode=MODES)
+def values_dtypes(ctx, dtype, mode):
+    import tensorflow as tf
+    from tfhelp import draw, placed
+
+    normal = ctx.require(NAME)
+    x, exact = placed(ctx, draw(ctx, (128,), dtype, -12, 12), dtype)
+
+    def fn(v):
+        one = tf.ones((), v.dtype)
+        return normal(loc=one * 0.5, scale=one * 2.0).survival_function(v)
+
+    out = ctx.measure(by_mode(ctx, fn, mode), x)
+    tol = 2e-5 if dtype == "float32" else 1e-12
+    ctx.check_close(out, _sf(exact, 0.5, 2.0), rtol=tol, atol=tol * 0.1)
+
+
+@sweep("{dtype}-{mode}-refused-sweep", dtype=["float16", "bfloat16"], mode=MODES)
+def half_refused(ctx, dtype, mode):
+    import tensorflow as tf
+    from tfhelp import raises
+
+    normal = ctx.require(NAME)
+    x = ctx.put(np.array([0.0, 1.0], dtype="float32"), dtype=dtype)
+
+    def fn(v):
+        one = tf.ones((), v.dtype)
+        return normal(loc=one * 0.0, scale=one).survival_function(v)
+
+    out = ctx.measure(raises(lambda: by_mode(ctx, fn, mode)(x), TypeError))
+    ctx.check(out is not None, f"survival_function of a {dtype} Normal raised nothing", "other")
+
+
+# d/dx S(x) = -pdf(x), in both dtypes and every mode.
+@sweep("grad-{dtype}-{mode}-sweep", dtype=["float32", "float64"], mode=MODES)
+def gradient_dtypes(ctx, dtype, mode):
+    import tensorflow as tf
+    from tfhelp import swept_grad
+
+    normal = ctx.require(NAME)
+
+    def fn(v):
+        one = tf.ones((), v.dtype)
+        return normal(loc=one * 0.5, scale=one * 2.0).survival_function(v)
+
+    def dref(x):
+        return -np.exp(-0.5 * ((x - 0.5) / 2.0) ** 2) / (2.0 * np.sqrt(2 * np.pi))
+
+    swept_grad(ctx, fn, dref, dtype, mode, lo=-6, hi=6)

@@ -1,8 +1,12 @@
 """tf.linalg.svd: singular values, reconstruction, batches, full_matrices, XLA."""
 
 import numpy as np
+from tfhelp import COMPLEXES, MODES, by_mode
 
-from portbench_runner.api import case
+from portbench_runner.api import case, sweep
+
+# The real dtypes the Svd op declares (no bfloat16).
+SVD_REALS = ("float16", "float32", "float64")
 
 
 @case("float32-values", dtype="float32", shape=(64, 64))
@@ -32,3 +36,68 @@ def svd_values(ctx, dtype, shape, compute_uv=False, xla=False):
             atol=tol * 10 * expected_s.max(),
             what="U S V^T",
         )
+
+
+# Every dtype the Svd op declares (float16 besides float32/64 and complex64/128), eager, in
+# a tf.function and under XLA, tall and wide, reduced and full U/V: the singular values
+# match NumPy's (descending, real), U S V^H rebuilds the input and U, V have orthonormal
+# columns; tolerances scale with the dtype's epsilon. New names, so the cases above keep
+# their ids.
+@sweep(
+    "{dtype}-{mode}-{form}-sweep",
+    dtype=SVD_REALS + COMPLEXES,
+    mode=MODES,
+    form=["tall", "wide-full"],
+)
+def svd_dtypes(ctx, dtype, mode, form):
+    import tensorflow as tf
+    from tfhelp import draw, placed
+
+    shape, full = ((2, 9, 6), False) if form == "tall" else ((2, 5, 8), True)
+    a, exact = placed(ctx, draw(ctx, shape, dtype, -1, 1), dtype)
+    fn = lambda t: tf.linalg.svd(t, full_matrices=full)  # noqa: E731
+    s, u, v = ctx.measure(by_mode(ctx, fn, mode), a)
+    tol = {"float16": 2e-2, "float32": 1e-4, "complex64": 1e-4}.get(dtype, 1e-10)
+    s_np, u_np, v_np = (np.asarray(ctx.to_numpy(t)).astype(exact.dtype) for t in (s, u, v))
+    ctx.check_close(s_np.real, np.linalg.svd(exact, compute_uv=False), rtol=tol, atol=tol * 4)
+    k = min(shape[-2:])
+    rebuilt = (u_np[..., :, :k] * s_np[..., None, :]) @ np.conj(
+        np.swapaxes(v_np[..., :, :k], -1, -2)
+    )
+    ctx.check_close(rebuilt, exact, rtol=tol, atol=tol * 4, what="U S V^H")
+    for name, m in (("U", u_np), ("V", v_np)):
+        gram = np.conj(np.swapaxes(m, -1, -2)) @ m
+        ctx.check_close(
+            gram,
+            np.broadcast_to(np.eye(m.shape[-1]), gram.shape),
+            rtol=tol,
+            atol=tol * 4,
+            what=f"{name}^H {name}",
+        )
+    ctx.check(
+        u_np.shape[-1] == (shape[-2] if full else k)
+        and v_np.shape[-1] == (shape[-1] if full else k),
+        f"full_matrices={full}: U {u_np.shape}, V {v_np.shape}",
+        "other",
+    )
+
+
+# The gradient of the sum of singular values is U V^T (distinct singular values), in both
+# real dtypes and every mode.
+@sweep("grad-{dtype}-{mode}-sweep", dtype=["float32", "float64"], mode=MODES)
+def svd_grad(ctx, dtype, mode):
+    import tensorflow as tf
+
+    a = ctx.rng.standard_normal((5, 4)).astype(dtype)
+    x = ctx.put(a)
+
+    def grad(t):
+        with tf.GradientTape() as tape:
+            tape.watch(t)
+            y = tf.reduce_sum(tf.linalg.svd(t, compute_uv=False))
+        return tape.gradient(y, t)
+
+    out = ctx.measure(by_mode(ctx, grad, mode), x)
+    u, _, vt = np.linalg.svd(a.astype("float64"), full_matrices=False)
+    tol = 1e-4 if dtype == "float32" else 1e-10
+    ctx.check_close(out, u @ vt, rtol=tol, atol=tol)

@@ -153,36 +153,28 @@ def swept_grad(ctx, fn, dref, dtype, mode, lo=-3.0, hi=3.0, scale=1.0, shape=(64
     check_swept(ctx, out, dref(exact), scale)
 
 
-# --- widening (tf-a) ---
-# Dtype lists the tf-a case files sweep (literal tuples: the host reads them with ast).
+# --- widening (tf-a, tf-b) ---
+# Dtype lists the widened sweeps share (literal tuples: the host reads them with ast, and a
+# ``+`` of two of them is still a tuple).
 #: The real floating dtypes TensorFlow has kernels for on the CPU.
 REAL_FLOATS = ("float16", "bfloat16", "float32", "float64")
 #: The complex dtypes.
 COMPLEXES = ("complex64", "complex128")
+BOOLS = ("bool",)
+#: TensorFlow's string dtype, for APIs that carry it alongside the numeric ones.
+STRINGS = ("string",)
+#: the index dtypes (tf.range, shapes, block sizes): the two widths TF indexes with.
+INDEX_INTS = ("int32", "int64")
 #: Signed and unsigned integer widths.
 SIGNED_INTS = ("int8", "int16", "int32", "int64")
 UNSIGNED_INTS = ("uint8", "uint16", "uint32", "uint64")
 #: Every numeric dtype plus bool: what a dtype-generic API (constants, variables, datasets,
-#: TensorArrays, sessions) carries unchanged.
-EVERY_DTYPE = (
-    "float16",
-    "bfloat16",
-    "float32",
-    "float64",
-    "complex64",
-    "complex128",
-    "int8",
-    "int16",
-    "int32",
-    "int64",
-    "uint8",
-    "uint16",
-    "uint32",
-    "uint64",
-    "bool",
-)
-#: TensorFlow's string dtype, for APIs that carry it alongside the numeric ones.
-STRINGS = ("string",)
+#: TensorArrays, sessions) carries unchanged; floats first (the tf-a sweeps' order).
+EVERY_DTYPE = REAL_FLOATS + COMPLEXES + SIGNED_INTS + UNSIGNED_INTS + BOOLS
+#: The same dtypes, bool first (the tf-b sweeps' order; case order only, names are equal).
+ALL_DTYPES = BOOLS + SIGNED_INTS + UNSIGNED_INTS + REAL_FLOATS + COMPLEXES
+#: the dtypes with arithmetic (all but bool).
+NUMERIC = SIGNED_INTS + UNSIGNED_INTS + REAL_FLOATS + COMPLEXES
 #: The modes of ops XLA has no kernel for (string, sparse-set, random-gamma, box-drawing,
 #: summary ops).
 EAGER_GRAPH = ("eager", "graph")
@@ -205,3 +197,10 @@ def check_dtype(ctx, out, dtype):
     """The output keeps the dtype the case asked for."""
     name = out_dtype(out)
     ctx.check(name == dtype, f"dtype {name}, expected {dtype}", "type")
+
+
+def host_exact(ctx, tensor):
+    """A tensor's exact values on the host (bfloat16 as float32, the rest as they are)."""
+    import numpy as np
+
+    return np.asarray(ctx.to_numpy(tensor))

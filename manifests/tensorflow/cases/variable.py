@@ -1,9 +1,9 @@
 """tf.Variable: creation from values, dtypes, assign ops, reads in tf.function/XLA, gradients."""
 
 import numpy as np
-from tfhelp import by_mode, raises
+from tfhelp import ALL_DTYPES, MODES, NUMERIC, REAL_FLOATS, by_mode, raises
 
-from portbench_runner.api import case
+from portbench_runner.api import case, sweep
 
 
 @case("float32-matrix", dtype="float32", shape=(32, 32))
@@ -88,3 +88,97 @@ def bad_assign(ctx):
         )
     )
     ctx.check(out is not None, "assigning 4 values to a 3-vector raised nothing", "other")
+
+
+# A variable of every dtype, created from a device tensor, then assigned and read eagerly,
+# inside a tf.function and under XLA (the variable lives outside the function: a
+# tf.function may not create one per call); new names, so the cases above keep their ids.
+@sweep("{dtype}-{mode}-sweep", dtype=ALL_DTYPES, mode=MODES)
+def assign_read_dtypes(ctx, dtype, mode):
+    import tensorflow as tf
+    from tfhelp import draw, out_dtype, placed
+
+    init, init_host = placed(ctx, draw(ctx, (4, 3), dtype, -9, 9), dtype)
+    new, new_host = placed(ctx, draw(ctx, (4, 3), dtype, -9, 9), dtype)
+    v = tf.Variable(init)
+    ctx.check(out_dtype(v) == dtype and v.shape == (4, 3), f"{v.dtype} {v.shape}", "type")
+    ctx.check_equal(v, init_host, what="initial value")
+
+    def step(x):
+        v.assign(x)
+        return tf.identity(v)
+
+    out = ctx.measure(by_mode(ctx, step, mode), new)
+    ctx.check_equal(out, new_host)
+    ctx.check_equal(v, new_host, what="variable after assign")
+
+
+# assign_add / assign_sub in every numeric dtype (bool has no add) and mode; state changes,
+# so timed once. Values 0..9, so the narrow and unsigned widths do not wrap.
+@sweep("add-sub-{dtype}-{mode}-sweep", dtype=NUMERIC, mode=MODES)
+def add_sub_dtypes(ctx, dtype, mode):
+    import tensorflow as tf
+    from tfhelp import check_swept, draw, placed
+
+    init, init_host = placed(ctx, draw(ctx, (8,), dtype, 0, 10), dtype)
+    step_t, step_host = placed(ctx, draw(ctx, (8,), dtype, 0, 10), dtype)
+    v = tf.Variable(init)
+
+    def update(x):
+        v.assign_add(x)
+        v.assign_add(x)
+        v.assign_sub(x)
+        return tf.identity(v)
+
+    out = ctx.measure(by_mode(ctx, update, mode), step_t, warm=False)
+    check_swept(ctx, out, init_host + step_host)
+
+
+# d/dv sum(v * v) = 2 v for a trainable variable of each float dtype, in every mode.
+@sweep("grad-{dtype}-{mode}-sweep", dtype=REAL_FLOATS, mode=MODES)
+def grad_dtypes(ctx, dtype, mode):
+    import tensorflow as tf
+    from tfhelp import check_swept, draw, placed
+
+    init, host = placed(ctx, draw(ctx, (16,), dtype), dtype)
+    v = tf.Variable(init)
+
+    def grad():
+        with tf.GradientTape() as tape:
+            y = tf.reduce_sum(v * v)
+        return tape.gradient(y, v)
+
+    out = ctx.measure(by_mode(ctx, grad, mode))
+    check_swept(ctx, out, 2 * host)
+
+
+# Constructor forms: a Python list, a callable initial value with a dtype, a shape left
+# open (shape=tf.TensorShape(None) lets a later assign change it), trainable=False, a name.
+@sweep(
+    "form-{form}-sweep",
+    form=["python-list", "callable-init", "open-shape", "not-trainable", "named"],
+)
+def forms(ctx, form):
+    import tensorflow as tf
+
+    make = {
+        "python-list": lambda: tf.Variable([[1, 2], [3, 4]]),
+        "callable-init": lambda: tf.Variable(lambda: tf.ones((2, 2)) * 3, dtype=tf.float32),
+        "open-shape": lambda: tf.Variable([1.0], shape=tf.TensorShape(None)),
+        "not-trainable": lambda: tf.Variable(2.5, trainable=False),
+        "named": lambda: tf.Variable(0, name="counter"),
+    }[form]
+    v = ctx.measure(make)
+    if form == "python-list":
+        ctx.check(v.dtype == tf.int32, f"dtype {v.dtype}", "type")
+        ctx.check_equal(v, np.array([[1, 2], [3, 4]], dtype="int32"))
+    elif form == "callable-init":
+        ctx.check_equal(v, np.full((2, 2), 3.0, dtype="float32"))
+    elif form == "open-shape":
+        v.assign([1.0, 2.0, 3.0])
+        ctx.check(v.shape.rank is None, f"shape {v.shape}", "other")
+        ctx.check_equal(v, np.array([1.0, 2.0, 3.0], dtype="float32"))
+    elif form == "not-trainable":
+        ctx.check(not v.trainable, "trainable=False was not kept", "other")
+    else:
+        ctx.check(v.name == "counter:0", f"name {v.name}", "other")
