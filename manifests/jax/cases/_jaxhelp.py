@@ -19,6 +19,30 @@ def host_dtype(dtype):
 #: The integer dtypes a sweep draws from (x64 is on in the adapter, so 64-bit ones exist).
 INTS = ("int8", "int16", "int32", "int64", "uint8", "uint16", "uint32", "uint64")
 
+# The dtype lists sweeps share. Case files import them (``from _jaxhelp import FLOATS``) and
+# the host reads them with ``ast`` to name the cases, so each stays a literal tuple or a ``+``
+# of these (tuples only: a tuple plus a list is a TypeError). Changing one renames cases.
+
+#: The sweep modes: eager, and compiled with jax.jit.
+MODES = ("eager", "jit")
+BOOL = ("bool",)
+#: Every float width the CPU computes in, half widths included.
+FLOATS = ("float16", "bfloat16", "float32", "float64")
+#: The float widths gradients are taken in (float16 gradients add nothing bfloat16's don't).
+GRAD_FLOATS = ("bfloat16", "float32", "float64")
+#: Single and double precision only (functions that refuse the half widths).
+FLOATS_32_64 = ("float32", "float64")
+COMPLEX = ("complex64", "complex128")
+#: Every signed width and unsigned in 8 and 32 bits: the integers most sweeps take, lean.
+SWEPT_INTS = ("int8", "int16", "int32", "int64", "uint8", "uint32")
+#: Narrow, default, wide and unsigned: integers for functions that promote them to a float.
+FEW_INTS = ("int8", "int32", "int64", "uint8")
+#: Integers and floats: the ordered numeric dtypes (comparisons, max, top_k).
+REAL_NUMERIC = SWEPT_INTS + FLOATS
+ALL_NUMERIC = SWEPT_INTS + FLOATS + COMPLEX
+#: Every dtype an exact op (moving, masking, building arrays) is swept over.
+EVERY_DTYPE = BOOL + SWEPT_INTS + FLOATS + COMPLEX
+
 #: (rtol = atol) of a swept elementwise case, by the dtype of the output.
 SWEEP_RTOL = {
     "float16": 2e-3,
