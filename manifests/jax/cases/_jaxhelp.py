@@ -54,6 +54,16 @@ SWEEP_RTOL = {
 }
 
 
+def np_dtype(dtype):
+    """The NumPy dtype object named ``dtype``: bfloat16 is JAX's (NumPy lacks it), and bool is
+    np.bool_ (jnp.bool is missing from older releases, such as 0.4.13)."""
+    if dtype == "bfloat16":
+        import jax.numpy as jnp
+
+        return np.dtype(jnp.bfloat16)
+    return np.dtype(dtype)
+
+
 def draw(ctx, shape, dtype, lo=-3.0, hi=3.0):
     """Random inputs of ``dtype`` in [lo, hi) (integers: [lo, hi), unsigned from 0 rather
     than wrapping a negative bound), seeded per case."""

@@ -1,7 +1,7 @@
 """jax.numpy.arange: integer and float ranges, negative steps, dtypes, empty ranges, jit."""
 
 import numpy as np
-from _jaxhelp import ALL_NUMERIC, FLOATS, MODES
+from _jaxhelp import ALL_NUMERIC, FLOATS, MODES, np_dtype
 
 from portbench_runner.api import case, sweep
 
@@ -47,7 +47,7 @@ def arange_jit(ctx):
 def arange_dtypes(ctx, dtype, mode):
     import jax.numpy as jnp
 
-    fn = ctx.in_mode(mode, lambda: jnp.arange(3, 40, 7, dtype=getattr(jnp, dtype)))
+    fn = ctx.in_mode(mode, lambda: jnp.arange(3, 40, 7, dtype=np_dtype(dtype)))
     with ctx.on_device():
         out = ctx.measure(fn)
     ctx.check(str(out.dtype) == dtype, f"arange(dtype={dtype}) gave {out.dtype}", "type")
@@ -60,7 +60,7 @@ def arange_dtypes(ctx, dtype, mode):
 def arange_float_steps(ctx, dtype, mode):
     import jax.numpy as jnp
 
-    fn = ctx.in_mode(mode, lambda: jnp.arange(6.0, -2.0, -0.25, dtype=getattr(jnp, dtype)))
+    fn = ctx.in_mode(mode, lambda: jnp.arange(6.0, -2.0, -0.25, dtype=np_dtype(dtype)))
     with ctx.on_device():
         out = ctx.measure(fn)
     ctx.check(str(out.dtype) == dtype, f"arange(dtype={dtype}) gave {out.dtype}", "type")

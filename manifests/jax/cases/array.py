@@ -1,7 +1,7 @@
 """jax.numpy.array: from lists, NumPy arrays (copied), nested sequences, dtypes, scalars."""
 
 import numpy as np
-from _jaxhelp import EVERY_DTYPE, GRAD_FLOATS, MODES, host_dtype
+from _jaxhelp import EVERY_DTYPE, GRAD_FLOATS, MODES, host_dtype, np_dtype
 
 from portbench_runner.api import case, sweep
 
@@ -58,7 +58,7 @@ def array_dtypes(ctx, dtype, mode):
     if dtype == "bfloat16":
         x = np.round(x * 4) / 4  # exact in bfloat16: the conversion must not round
     with ctx.on_device():
-        out = ctx.measure(ctx.in_mode(mode, lambda v: jnp.array(v, dtype=getattr(jnp, dtype))), x)
+        out = ctx.measure(ctx.in_mode(mode, lambda v: jnp.array(v, dtype=np_dtype(dtype))), x)
     ctx.check(out_dtype(ctx, out) == dtype, f"array(dtype={dtype}) gave {out.dtype}", "type")
     ctx.check_equal(np.asarray(ctx.to_numpy(out)), np.asarray(x).astype(host_dtype(dtype)))
 

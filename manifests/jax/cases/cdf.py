@@ -89,16 +89,18 @@ CLOSED_FORMS = {
     exclude=[{"dist": "norm", "dtype": "float16"}, {"dist": "norm", "dtype": "bfloat16"}],
 )
 def cdf_dtypes(ctx, dist, dtype, mode):
-    import jax.scipy.stats as jst
     from _jaxhelp import check_swept, draw, placed
 
     x, exact = placed(ctx, draw(ctx, (200,), dtype, -4, 4), dtype)
-    out = ctx.measure(ctx.in_mode(mode, getattr(jst, dist).cdf), x)
+    # expon.cdf and uniform.cdf came later than 0.4.13 (which has their pdfs only): skip there.
+    cdf = ctx.require(f"jax.scipy.stats.{dist}.cdf")
+    out = ctx.measure(ctx.in_mode(mode, cdf), x)
     check_swept(ctx, out, CLOSED_FORMS[dist](exact), scale=4.0)
 
 
-# poisson.cdf at integer and float counts k of each width, eager and under jax.jit.
-@sweep("poisson-{dtype}-{mode}-sweep", dtype=("int32", "int64", "float32", "float64"), mode=MODES)
+# poisson.cdf at integer and float counts k, eager and under jax.jit (two widths only: each
+# case compiles the incomplete gamma function, seconds of the cell's budget).
+@sweep("poisson-{dtype}-{mode}-sweep", dtype=("int32", "float64"), mode=MODES)
 def poisson_cdf_dtypes(ctx, dtype, mode):
     from jax.scipy.stats import poisson
 

@@ -1,7 +1,7 @@
 """jax.core.eval_context: inside a trace, computations in the context are concrete values."""
 
 import numpy as np
-from _jaxhelp import EVERY_DTYPE, MODES
+from _jaxhelp import EVERY_DTYPE, MODES, np_dtype
 
 from portbench_runner.api import case, sweep
 
@@ -78,7 +78,7 @@ def eval_context_dtypes(ctx, dtype, mode):
 
     def build(x):
         with eval_context():
-            constant = jnp.flip(jnp.asarray(values, dtype=getattr(jnp, dtype)), axis=1)
+            constant = jnp.flip(jnp.asarray(values, dtype=np_dtype(dtype)), axis=1)
         captured.append(constant)
         return x + 1
 

@@ -1,7 +1,7 @@
 """jax._src.core.get_aval (private): the abstract value (shape, dtype, weak type) of a value."""
 
 import numpy as np
-from _jaxhelp import EVERY_DTYPE
+from _jaxhelp import EVERY_DTYPE, np_dtype
 
 from portbench_runner.api import case, sweep
 
@@ -47,14 +47,13 @@ def get_aval_tracer(ctx):
 @sweep("{dtype}-{form}-sweep", dtype=EVERY_DTYPE, form=("array", "numpy-scalar", "traced"))
 def get_aval_dtypes(ctx, dtype, form):
     import jax
-    import jax.numpy as jnp
     from _jaxhelp import draw
 
     get_aval = ctx.require("jax._src.core.get_aval")
-    np_dtype = np.dtype(jnp.bfloat16 if dtype == "bfloat16" else dtype)
+    want_dtype = np_dtype(dtype)
     if form == "numpy-scalar":
         shape = ()
-        aval = ctx.measure(get_aval, np_dtype.type(draw(ctx, (), dtype, 0, 9)))
+        aval = ctx.measure(get_aval, want_dtype.type(draw(ctx, (), dtype, 0, 9)))
     elif form == "array":
         shape = (3, 2)
         aval = ctx.measure(get_aval, ctx.put(draw(ctx, shape, dtype, 0, 9), dtype=dtype))
@@ -70,7 +69,7 @@ def get_aval_dtypes(ctx, dtype, form):
         ctx.measure(f, ctx.put(draw(ctx, shape, dtype, 0, 9), dtype=dtype), warm=False)
         aval = seen[0]
     ctx.check(
-        tuple(aval.shape) == shape and np.dtype(aval.dtype) == np_dtype,
+        tuple(aval.shape) == shape and np.dtype(aval.dtype) == want_dtype,
         f"aval {aval}, not {dtype}{list(shape)}",
         "type",
     )

@@ -3,7 +3,7 @@
 import threading
 
 import numpy as np
-from _jaxhelp import EVERY_DTYPE
+from _jaxhelp import EVERY_DTYPE, np_dtype
 
 from portbench_runner.api import case, sweep
 
@@ -73,12 +73,12 @@ def infeed_dtypes(ctx, dtype):
     device = ctx.device
     if not hasattr(device, "transfer_to_infeed"):
         ctx.skip(f"{device} has no transfer_to_infeed in jax {ctx.version}")
-    np_dtype = np.dtype(jnp.bfloat16 if dtype == "bfloat16" else dtype)
+    want_dtype = np_dtype(dtype)
     shaped = jax.ShapedArray if hasattr(jax, "ShapedArray") else jax.core.ShapedArray
-    aval = shaped((3, 4), np_dtype)
+    aval = shaped((3, 4), want_dtype)
     # The payload as the device holds it (bfloat16 rounded), fed from the host.
     _, exact = placed(ctx, draw(ctx, (3, 4), dtype, 0, 9), dtype)
-    payload = exact.astype(np_dtype)
+    payload = exact.astype(want_dtype)
 
     @jax.jit
     def receive():

@@ -1,7 +1,7 @@
 """jax.numpy.isscalar: Python and NumPy scalars, 0-d and n-d arrays, under jit tracing."""
 
 import numpy as np
-from _jaxhelp import EVERY_DTYPE
+from _jaxhelp import EVERY_DTYPE, np_dtype
 
 from portbench_runner.api import case, sweep
 
@@ -53,7 +53,7 @@ def isscalar_dtypes(ctx, dtype, form):
 
     value = draw(ctx, (), dtype, 0, 9)
     if form == "numpy-scalar":
-        scalar = np.dtype(jnp.bfloat16 if dtype == "bfloat16" else dtype).type(value)
+        scalar = np_dtype(dtype).type(value)
         ctx.check_equal(ctx.measure(jnp.isscalar, scalar), True)
         return
     arr = ctx.put(value, dtype=dtype)

@@ -1,7 +1,7 @@
 """jax.make_jaxpr: traces functions into jaxprs naming their primitives, shapes and outputs."""
 
 import numpy as np
-from _jaxhelp import EVERY_DTYPE
+from _jaxhelp import EVERY_DTYPE, np_dtype
 
 from portbench_runner.api import case, sweep
 
@@ -67,7 +67,7 @@ def make_jaxpr_dtypes(ctx, dtype, form):
 
     x, exact = placed(ctx, draw(ctx, (3, 5), dtype, 0, 9), dtype)
     fn = lambda v: jnp.flip(v.T, axis=0)  # noqa: E731
-    arg = x if form == "array" else jax.ShapeDtypeStruct((3, 5), getattr(jnp, dtype))
+    arg = x if form == "array" else jax.ShapeDtypeStruct((3, 5), np_dtype(dtype))
     closed = ctx.measure(jax.make_jaxpr(fn), arg)
     out = closed.out_avals[0] if hasattr(closed, "out_avals") else closed.jaxpr.outvars[0].aval
     ctx.check(tuple(out.shape) == (5, 3) and str(out.dtype) == dtype, f"output aval {out}", "type")

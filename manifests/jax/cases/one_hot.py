@@ -1,7 +1,7 @@
 """jax.nn.one_hot: class indices to one-hot rows, dtypes, axis, out-of-range rows are zero."""
 
 import numpy as np
-from _jaxhelp import EVERY_DTYPE, MODES, SWEPT_INTS
+from _jaxhelp import EVERY_DTYPE, MODES, SWEPT_INTS, np_dtype
 
 from portbench_runner.api import case, sweep
 
@@ -49,11 +49,10 @@ def one_hot_jit(ctx):
 @sweep("{dtype}-{mode}-sweep", dtype=EVERY_DTYPE, mode=MODES)
 def one_hot_dtypes(ctx, dtype, mode):
     import jax
-    import jax.numpy as jnp
     from _jaxhelp import out_dtype
 
     labels = np.append(ctx.rng.integers(0, 6, size=20), 6).astype("int32")
-    fn = ctx.in_mode(mode, lambda v: jax.nn.one_hot(v, 6, dtype=getattr(jnp, dtype)))
+    fn = ctx.in_mode(mode, lambda v: jax.nn.one_hot(v, 6, dtype=np_dtype(dtype)))
     out = ctx.measure(fn, ctx.put(labels))
     ctx.check(
         out_dtype(ctx, out) == dtype, f"one_hot(dtype={dtype}) gave {out_dtype(ctx, out)}", "type"

@@ -1,7 +1,7 @@
 """jax._src.interpreters.partial_eval.PartialVal (private): known and unknown partial values."""
 
 import numpy as np
-from _jaxhelp import EVERY_DTYPE
+from _jaxhelp import EVERY_DTYPE, np_dtype
 
 from portbench_runner.api import case, sweep
 
@@ -42,11 +42,10 @@ def partial_val_aval(ctx):
 # above keep their ids.
 @sweep("{dtype}-{form}-sweep", dtype=EVERY_DTYPE, form=("known", "unknown"))
 def partial_val_dtypes(ctx, dtype, form):
-    import jax.numpy as jnp
     from _jaxhelp import draw, placed
 
     pe = ctx.require("jax._src.interpreters.partial_eval")
-    np_dtype = np.dtype(jnp.bfloat16 if dtype == "bfloat16" else dtype)
+    want_dtype = np_dtype(dtype)
     if form == "known":
         x, exact = placed(ctx, draw(ctx, (2, 3), dtype, 0, 9), dtype)
         pv = ctx.measure(pe.PartialVal.known, x)
@@ -57,11 +56,11 @@ def partial_val_dtypes(ctx, dtype, form):
         )
     else:
         shaped = ctx.require("jax._src.core.ShapedArray")
-        pv = ctx.measure(pe.PartialVal.unknown, shaped((2, 3), np_dtype))
+        pv = ctx.measure(pe.PartialVal.unknown, shaped((2, 3), want_dtype))
         ctx.check(not pv.is_known(), "an unknown PartialVal says it is known", "other")
     aval = pv.get_aval()
     ctx.check(
-        tuple(aval.shape) == (2, 3) and np.dtype(aval.dtype) == np_dtype,
+        tuple(aval.shape) == (2, 3) and np.dtype(aval.dtype) == want_dtype,
         f"aval {aval}, not {dtype}[2, 3]",
         "type",
     )

@@ -2,7 +2,7 @@
 on abstract inputs into a jaxpr that evaluates to the function's values."""
 
 import numpy as np
-from _jaxhelp import EVERY_DTYPE
+from _jaxhelp import EVERY_DTYPE, np_dtype
 
 from portbench_runner.api import case, sweep
 
@@ -77,13 +77,13 @@ def trace_dtypes(ctx, dtype):
     import jax.numpy as jnp
     from _jaxhelp import draw, placed
 
-    np_dtype = np.dtype(jnp.bfloat16 if dtype == "bfloat16" else dtype)
+    want_dtype = np_dtype(dtype)
     jaxpr, consts = ctx.measure(
-        _trace, ctx, lambda x: (jnp.flip(x.T, axis=0),), [_aval(ctx, (3, 5), np_dtype)]
+        _trace, ctx, lambda x: (jnp.flip(x.T, axis=0),), [_aval(ctx, (3, 5), want_dtype)]
     )
     aval = jaxpr.outvars[0].aval
     ctx.check(
-        tuple(aval.shape) == (5, 3) and np.dtype(aval.dtype) == np_dtype,
+        tuple(aval.shape) == (5, 3) and np.dtype(aval.dtype) == want_dtype,
         f"output aval {aval}",
         "type",
     )
