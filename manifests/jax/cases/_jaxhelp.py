@@ -252,3 +252,43 @@ def swept_exact(ctx, fn, ref, dtype, mode, shape=(4, 6, 5), lo=0, hi=9, keeps_dt
         ctx.check(name == dtype, f"{dtype} input gave {name}", "type")
     ctx.check_equal(out, np.asarray(ref(exact)).astype(name))
     return out
+
+
+# Collectives (all_gather, pmax) run over a named axis in three forms.
+
+
+def local_devices(ctx):
+    """The devices of the case's platform (one on a CPU cell)."""
+    import jax
+
+    return [d for d in jax.devices() if d.platform == ctx.device.platform]
+
+
+def _shard_map(ctx):
+    """jax.shard_map where this release has it, else jax.experimental.shard_map's."""
+    import jax
+
+    if hasattr(jax, "shard_map"):
+        return jax.shard_map
+    return ctx.require("jax.experimental.shard_map.shard_map")
+
+
+def over_named_axis(ctx, form, body, x):
+    """``body(v, axis_name)`` mapped over x's leading axis in one of the sweep's forms:
+    vmap under jax.jit, pmap over the local devices, or jitted shard_map over a 1-d mesh of
+    them (each shard a block of x's rows, the per-shard outputs concatenated)."""
+    import jax
+    from jax.sharding import Mesh, PartitionSpec
+
+    devices = local_devices(ctx)
+    if form == "vmap-jit":
+        fn = jax.jit(jax.vmap(lambda v: body(v, "i"), axis_name="i"))
+    elif form == "pmap":
+        fn = jax.pmap(lambda v: body(v, "d"), axis_name="d", devices=devices)
+    else:
+        mesh = Mesh(np.array(devices), ("d",))
+        spec = PartitionSpec("d")
+        fn = jax.jit(
+            _shard_map(ctx)(lambda v: body(v, "d"), mesh=mesh, in_specs=spec, out_specs=spec)
+        )
+    return ctx.measure(fn, x)

@@ -1,45 +1,9 @@
 """jax.lax.all_gather: gathers a value from every member of a named axis (vmap and pmap)."""
 
 import numpy as np
-from _jaxhelp import EVERY_DTYPE, GRAD_FLOATS
+from _jaxhelp import EVERY_DTYPE, GRAD_FLOATS, local_devices, over_named_axis
 
 from portbench_runner.api import case, sweep
-
-
-def _devices(ctx):
-    import jax
-
-    return [d for d in jax.devices() if d.platform == ctx.device.platform]
-
-
-def _shard_map(ctx):
-    """jax.shard_map where this release has it, else jax.experimental.shard_map's."""
-    import jax
-
-    if hasattr(jax, "shard_map"):
-        return jax.shard_map
-    return ctx.require("jax.experimental.shard_map.shard_map")
-
-
-def _over_axis(ctx, form, body, x):
-    """``body(v, axis_name)`` mapped over x's leading axis in one of the sweep's forms:
-    vmap under jax.jit, pmap over the local devices, or jitted shard_map over a 1-d mesh of
-    them (each shard a block of x's rows, the per-shard outputs concatenated)."""
-    import jax
-    from jax.sharding import Mesh, PartitionSpec
-
-    devices = _devices(ctx)
-    if form == "vmap-jit":
-        fn = jax.jit(jax.vmap(lambda v: body(v, "i"), axis_name="i"))
-    elif form == "pmap":
-        fn = jax.pmap(lambda v: body(v, "d"), axis_name="d", devices=devices)
-    else:
-        mesh = Mesh(np.array(devices), ("d",))
-        spec = PartitionSpec("d")
-        fn = jax.jit(
-            _shard_map(ctx)(lambda v: body(v, "d"), mesh=mesh, in_specs=spec, out_specs=spec)
-        )
-    return ctx.measure(fn, x)
 
 
 @case("vmap-axis")
@@ -85,14 +49,14 @@ def all_gather_dtypes(ctx, dtype, form):
     import jax
     from _jaxhelp import draw, out_dtype, placed
 
-    n = len(_devices(ctx))
+    n = len(local_devices(ctx))
     rows = {"vmap-jit": 4, "pmap": n, "shard_map": 2 * n}[form]
     x, exact = placed(ctx, draw(ctx, (rows, 3), dtype, 0, 9), dtype)
     if form == "shard_map":
-        out = _over_axis(ctx, form, lambda v, name: jax.lax.all_gather(v, name, tiled=True), x)
+        out = over_named_axis(ctx, form, lambda v, name: jax.lax.all_gather(v, name, tiled=True), x)
         expected = np.tile(exact, (n, 1))
     else:
-        out = _over_axis(ctx, form, jax.lax.all_gather, x)
+        out = over_named_axis(ctx, form, jax.lax.all_gather, x)
         expected = np.broadcast_to(exact, (rows, rows, 3))
     ctx.check(out_dtype(ctx, out) == dtype, f"{dtype} came back {out_dtype(ctx, out)}", "type")
     ctx.check_equal(out, expected.astype(out_dtype(ctx, out)))

@@ -1,45 +1,9 @@
 """jax.lax.pmax: the maximum over a named axis (vmap and pmap), several dtypes."""
 
 import numpy as np
-from _jaxhelp import BOOL, REAL_NUMERIC
+from _jaxhelp import BOOL, REAL_NUMERIC, local_devices, over_named_axis
 
 from portbench_runner.api import case, sweep
-
-
-def _devices(ctx):
-    import jax
-
-    return [d for d in jax.devices() if d.platform == ctx.device.platform]
-
-
-def _shard_map(ctx):
-    """jax.shard_map where this release has it, else jax.experimental.shard_map's."""
-    import jax
-
-    if hasattr(jax, "shard_map"):
-        return jax.shard_map
-    return ctx.require("jax.experimental.shard_map.shard_map")
-
-
-def _over_axis(ctx, form, body, x):
-    """``body(v, axis_name)`` mapped over x's leading axis in one of the sweep's forms:
-    vmap under jax.jit, pmap over the local devices, or jitted shard_map over a 1-d mesh of
-    them (each shard a block of x's rows, the per-shard outputs concatenated)."""
-    import jax
-    from jax.sharding import Mesh, PartitionSpec
-
-    devices = _devices(ctx)
-    if form == "vmap-jit":
-        fn = jax.jit(jax.vmap(lambda v: body(v, "i"), axis_name="i"))
-    elif form == "pmap":
-        fn = jax.pmap(lambda v: body(v, "d"), axis_name="d", devices=devices)
-    else:
-        mesh = Mesh(np.array(devices), ("d",))
-        spec = PartitionSpec("d")
-        fn = jax.jit(
-            _shard_map(ctx)(lambda v: body(v, "d"), mesh=mesh, in_specs=spec, out_specs=spec)
-        )
-    return ctx.measure(fn, x)
 
 
 @case("vmap-float32", dtype="float32")
@@ -78,10 +42,10 @@ def pmax_dtypes(ctx, dtype, form):
     import jax
     from _jaxhelp import draw, out_dtype, placed
 
-    n = len(_devices(ctx))
+    n = len(local_devices(ctx))
     rows = {"vmap-jit": 5, "pmap": n, "shard_map": 2 * n}[form]
     x, exact = placed(ctx, draw(ctx, (rows, 4), dtype, -60, 60), dtype)
-    out = _over_axis(ctx, form, jax.lax.pmax, x)
+    out = over_named_axis(ctx, form, jax.lax.pmax, x)
     if form == "shard_map":
         # Each shard's block (2 rows) takes the elementwise max over the shards' blocks.
         block = exact.reshape(n, 2, 4).max(axis=0)
