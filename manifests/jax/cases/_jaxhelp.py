@@ -19,6 +19,30 @@ def host_dtype(dtype):
 #: The integer dtypes a sweep draws from (x64 is on in the adapter, so 64-bit ones exist).
 INTS = ("int8", "int16", "int32", "int64", "uint8", "uint16", "uint32", "uint64")
 
+# The dtype lists sweeps share. Case files import them (``from _jaxhelp import FLOATS``) and
+# the host reads them with ``ast`` to name the cases, so each stays a literal tuple or a ``+``
+# of these (tuples only: a tuple plus a list is a TypeError). Changing one renames cases.
+
+#: The sweep modes: eager, and compiled with jax.jit.
+MODES = ("eager", "jit")
+BOOL = ("bool",)
+#: Every float width the CPU computes in, half widths included.
+FLOATS = ("float16", "bfloat16", "float32", "float64")
+#: The float widths gradients are taken in (float16 gradients add nothing bfloat16's don't).
+GRAD_FLOATS = ("bfloat16", "float32", "float64")
+#: Single and double precision only (functions that refuse the half widths).
+FLOATS_32_64 = ("float32", "float64")
+COMPLEX = ("complex64", "complex128")
+#: Every signed width and unsigned in 8 and 32 bits: the integers most sweeps take, lean.
+SWEPT_INTS = ("int8", "int16", "int32", "int64", "uint8", "uint32")
+#: Narrow, default, wide and unsigned: integers for functions that promote them to a float.
+FEW_INTS = ("int8", "int32", "int64", "uint8")
+#: Integers and floats: the ordered numeric dtypes (comparisons, max, top_k).
+REAL_NUMERIC = SWEPT_INTS + FLOATS
+ALL_NUMERIC = SWEPT_INTS + FLOATS + COMPLEX
+#: Every dtype an exact op (moving, masking, building arrays) is swept over.
+EVERY_DTYPE = BOOL + SWEPT_INTS + FLOATS + COMPLEX
+
 #: (rtol = atol) of a swept elementwise case, by the dtype of the output.
 SWEEP_RTOL = {
     "float16": 2e-3,
@@ -28,6 +52,16 @@ SWEEP_RTOL = {
     "complex64": 2e-5,
     "complex128": 1e-12,
 }
+
+
+def np_dtype(dtype):
+    """The NumPy dtype object named ``dtype``: bfloat16 is JAX's (NumPy lacks it), and bool is
+    np.bool_ (jnp.bool is missing from older releases, such as 0.4.13)."""
+    if dtype == "bfloat16":
+        import jax.numpy as jnp
+
+        return np.dtype(jnp.bfloat16)
+    return np.dtype(dtype)
 
 
 def draw(ctx, shape, dtype, lo=-3.0, hi=3.0):
@@ -218,3 +252,43 @@ def swept_exact(ctx, fn, ref, dtype, mode, shape=(4, 6, 5), lo=0, hi=9, keeps_dt
         ctx.check(name == dtype, f"{dtype} input gave {name}", "type")
     ctx.check_equal(out, np.asarray(ref(exact)).astype(name))
     return out
+
+
+# Collectives (all_gather, pmax) run over a named axis in three forms.
+
+
+def local_devices(ctx):
+    """The devices of the case's platform (one on a CPU cell)."""
+    import jax
+
+    return [d for d in jax.devices() if d.platform == ctx.device.platform]
+
+
+def _shard_map(ctx):
+    """jax.shard_map where this release has it, else jax.experimental.shard_map's."""
+    import jax
+
+    if hasattr(jax, "shard_map"):
+        return jax.shard_map
+    return ctx.require("jax.experimental.shard_map.shard_map")
+
+
+def over_named_axis(ctx, form, body, x):
+    """``body(v, axis_name)`` mapped over x's leading axis in one of the sweep's forms:
+    vmap under jax.jit, pmap over the local devices, or jitted shard_map over a 1-d mesh of
+    them (each shard a block of x's rows, the per-shard outputs concatenated)."""
+    import jax
+    from jax.sharding import Mesh, PartitionSpec
+
+    devices = local_devices(ctx)
+    if form == "vmap-jit":
+        fn = jax.jit(jax.vmap(lambda v: body(v, "i"), axis_name="i"))
+    elif form == "pmap":
+        fn = jax.pmap(lambda v: body(v, "d"), axis_name="d", devices=devices)
+    else:
+        mesh = Mesh(np.array(devices), ("d",))
+        spec = PartitionSpec("d")
+        fn = jax.jit(
+            _shard_map(ctx)(lambda v: body(v, "d"), mesh=mesh, in_specs=spec, out_specs=spec)
+        )
+    return ctx.measure(fn, x)

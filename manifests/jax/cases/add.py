@@ -1,7 +1,7 @@
 """jax.numpy.add: elementwise addition with broadcasting and type promotion."""
 
 import numpy as np
-from _jaxhelp import binary
+from _jaxhelp import EVERY_DTYPE, GRAD_FLOATS, MODES, binary
 
 from portbench_runner.api import case, sweep
 
@@ -43,22 +43,8 @@ def add_grad(ctx):
 # their ids.
 @sweep(
     "{dtype}-{mode}-sweep",
-    dtype=[
-        "bool",
-        "int8",
-        "int16",
-        "int32",
-        "int64",
-        "uint8",
-        "uint32",
-        "float16",
-        "bfloat16",
-        "float32",
-        "float64",
-        "complex64",
-        "complex128",
-    ],
-    mode=["eager", "jit"],
+    dtype=EVERY_DTYPE,
+    mode=MODES,
 )
 def add_dtypes(ctx, dtype, mode):
     import jax.numpy as jnp
@@ -67,7 +53,7 @@ def add_dtypes(ctx, dtype, mode):
     swept_binary(ctx, jnp.add, np.add, dtype, mode, lo=0 if dtype.startswith("u") else -50, hi=50)
 
 
-@sweep("grad-{dtype}-{mode}-sweep", dtype=["bfloat16", "float32", "float64"], mode=["eager", "jit"])
+@sweep("grad-{dtype}-{mode}-sweep", dtype=GRAD_FLOATS, mode=MODES)
 def add_grad_dtypes(ctx, dtype, mode):
     import jax.numpy as jnp
     from _jaxhelp import swept_grad

@@ -1,6 +1,7 @@
 """jax.numpy.all: truth reductions over booleans and numbers, axes, empty input, jit."""
 
 import numpy as np
+from _jaxhelp import EVERY_DTYPE, MODES
 
 from portbench_runner.api import case, sweep
 
@@ -36,22 +37,8 @@ def all_empty(ctx):
 # Every dtype jnp.all reduces (an axis; zeros drawn often) on the CPU (exact), eager and under jax.jit; new names, so the cases above keep their ids.
 @sweep(
     "{dtype}-{mode}-sweep",
-    dtype=[
-        "bool",
-        "int8",
-        "int16",
-        "int32",
-        "int64",
-        "uint8",
-        "uint32",
-        "float16",
-        "bfloat16",
-        "float32",
-        "float64",
-        "complex64",
-        "complex128",
-    ],
-    mode=["eager", "jit"],
+    dtype=EVERY_DTYPE,
+    mode=MODES,
 )
 def all_dtypes(ctx, dtype, mode):
     import jax.numpy as jnp

@@ -1,8 +1,9 @@
 """jax.numpy.arange: integer and float ranges, negative steps, dtypes, empty ranges, jit."""
 
 import numpy as np
+from _jaxhelp import ALL_NUMERIC, FLOATS, MODES, np_dtype
 
-from portbench_runner.api import case
+from portbench_runner.api import case, sweep
 
 
 @case("int-stop", args=(10,))
@@ -37,3 +38,30 @@ def arange_jit(ctx):
 
     f = jax.jit(lambda x: x * jnp.arange(8))
     ctx.check_close(ctx.measure(f, ctx.put(np.float32(2.0))), np.arange(8) * 2.0, dtype="float32")
+
+
+# Every dtype jnp.arange builds on the CPU (all but bool, which iota refuses), eager and as
+# a constant inside jax.jit, over a positive-step range every dtype holds exactly; new
+# names, so the cases above keep their ids.
+@sweep("{dtype}-{mode}-sweep", dtype=ALL_NUMERIC, mode=MODES)
+def arange_dtypes(ctx, dtype, mode):
+    import jax.numpy as jnp
+
+    fn = ctx.in_mode(mode, lambda: jnp.arange(3, 40, 7, dtype=np_dtype(dtype)))
+    with ctx.on_device():
+        out = ctx.measure(fn)
+    ctx.check(str(out.dtype) == dtype, f"arange(dtype={dtype}) gave {out.dtype}", "type")
+    ctx.check_equal(np.asarray(ctx.to_numpy(out)).astype("complex128"), np.arange(3, 40, 7))
+
+
+# Fractional and negative steps in each float width: the values are start + i * step
+# rounded once to the dtype (bfloat16 holds multiples of 0.25 up to 8 exactly).
+@sweep("float-step-{dtype}-{mode}-sweep", dtype=FLOATS, mode=MODES)
+def arange_float_steps(ctx, dtype, mode):
+    import jax.numpy as jnp
+
+    fn = ctx.in_mode(mode, lambda: jnp.arange(6.0, -2.0, -0.25, dtype=np_dtype(dtype)))
+    with ctx.on_device():
+        out = ctx.measure(fn)
+    ctx.check(str(out.dtype) == dtype, f"arange(dtype={dtype}) gave {out.dtype}", "type")
+    ctx.check_equal(np.asarray(ctx.to_numpy(out)).astype("float64"), np.arange(6.0, -2.0, -0.25))

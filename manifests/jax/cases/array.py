@@ -1,8 +1,9 @@
 """jax.numpy.array: from lists, NumPy arrays (copied), nested sequences, dtypes, scalars."""
 
 import numpy as np
+from _jaxhelp import EVERY_DTYPE, GRAD_FLOATS, MODES, host_dtype, np_dtype
 
-from portbench_runner.api import case
+from portbench_runner.api import case, sweep
 
 
 @case("from-list")
@@ -43,3 +44,29 @@ def array_copies(ctx):
         "jnp.array shares memory with the NumPy input",
         category="other",
     )
+
+
+# Every dtype jnp.array converts to on the CPU, from a NumPy array of that dtype (bfloat16:
+# from float32, rounded), eager and inside jax.jit; the values must arrive unchanged; new
+# names, so the cases above keep their ids.
+@sweep("{dtype}-{mode}-sweep", dtype=EVERY_DTYPE, mode=MODES)
+def array_dtypes(ctx, dtype, mode):
+    import jax.numpy as jnp
+    from _jaxhelp import draw, out_dtype
+
+    x = draw(ctx, (5, 7), dtype, -9, 9)
+    if dtype == "bfloat16":
+        x = np.round(x * 4) / 4  # exact in bfloat16: the conversion must not round
+    with ctx.on_device():
+        out = ctx.measure(ctx.in_mode(mode, lambda v: jnp.array(v, dtype=np_dtype(dtype))), x)
+    ctx.check(out_dtype(ctx, out) == dtype, f"array(dtype={dtype}) gave {out.dtype}", "type")
+    ctx.check_equal(np.asarray(ctx.to_numpy(out)), np.asarray(x).astype(host_dtype(dtype)))
+
+
+# jnp.array is the identity for gradients: d/dx sum(array(x) * x) = 2x.
+@sweep("grad-{dtype}-{mode}-sweep", dtype=GRAD_FLOATS, mode=MODES)
+def array_grad_dtypes(ctx, dtype, mode):
+    import jax.numpy as jnp
+    from _jaxhelp import swept_grad
+
+    swept_grad(ctx, lambda x: jnp.array(x) * x, lambda x: 2 * x, dtype, mode)

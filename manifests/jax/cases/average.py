@@ -1,9 +1,9 @@
 """jax.numpy.average: plain and weighted means, axes, returned weights sum, jit."""
 
 import numpy as np
-from _jaxhelp import reduction
+from _jaxhelp import BOOL, COMPLEX, FEW_INTS, FLOATS, GRAD_FLOATS, MODES, reduction
 
-from portbench_runner.api import case
+from portbench_runner.api import case, sweep
 
 
 @case("float32-all", dtype="float32", axis=None)
@@ -39,3 +39,39 @@ def average_grad(ctx):
 
     out = ctx.measure(jax.grad(jnp.average), ctx.put(np.ones(8, dtype="float32")))
     ctx.check_close(out, np.full(8, 1 / 8), dtype="float32")
+
+
+# Every dtype jnp.average takes on the CPU (bool and integers average as floats), eager and
+# under jax.jit, plain over an axis and weighted (weights of the same dtype, from 1 so they
+# never sum to zero; bool weights would); new names, so the cases above keep their ids.
+@sweep(
+    "{dtype}-{mode}-{form}-sweep",
+    dtype=BOOL + FEW_INTS + FLOATS + COMPLEX,
+    mode=MODES,
+    form=("axis1", "weighted"),
+    exclude=[{"dtype": "bool", "form": "weighted"}],
+)
+def average_dtypes(ctx, dtype, mode, form):
+    import jax.numpy as jnp
+    from _jaxhelp import check_swept, draw, placed
+
+    x, exact = placed(ctx, draw(ctx, (12, 16), dtype, 0 if dtype.startswith("u") else -9, 9), dtype)
+    if form == "axis1":
+        out = ctx.measure(ctx.in_mode(mode, lambda v: jnp.average(v, axis=1)), x)
+        expected = np.average(
+            exact.astype("complex128" if exact.dtype.kind == "c" else "float64"), axis=1
+        )
+    else:
+        w, w_exact = placed(ctx, draw(ctx, (12, 16), dtype, 1, 4), dtype)
+        out = ctx.measure(ctx.in_mode(mode, lambda v, u: jnp.average(v, axis=1, weights=u)), x, w)
+        expected = np.average(exact, axis=1, weights=w_exact)
+    check_swept(ctx, out, expected, scale=4.0)
+
+
+# d/dx of average(x * x) over n terms is 2x / n.
+@sweep("grad-{dtype}-{mode}-sweep", dtype=GRAD_FLOATS, mode=MODES)
+def average_grad_dtypes(ctx, dtype, mode):
+    import jax.numpy as jnp
+    from _jaxhelp import swept_grad
+
+    swept_grad(ctx, lambda x: jnp.average(x * x), lambda x: 2 * x / x.size, dtype, mode)

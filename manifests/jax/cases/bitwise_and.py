@@ -1,7 +1,7 @@
 """jax.numpy.bitwise_and: integers of several widths, booleans, broadcasting, jit."""
 
 import numpy as np
-from _jaxhelp import binary
+from _jaxhelp import BOOL, INTS, MODES, binary
 
 from portbench_runner.api import case, sweep
 
@@ -35,8 +35,8 @@ def bitwise_and_float(ctx):
 # unsigned), eager and under jax.jit, against a broadcast row; new names, so the cases above keep their ids.
 @sweep(
     "{dtype}-{mode}-sweep",
-    dtype=["bool", "int8", "int16", "int32", "int64", "uint8", "uint16", "uint32", "uint64"],
-    mode=["eager", "jit"],
+    dtype=BOOL + INTS,
+    mode=MODES,
 )
 def bitwise_and_dtypes(ctx, dtype, mode):
     import jax.numpy as jnp

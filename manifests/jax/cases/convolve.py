@@ -1,8 +1,9 @@
 """jax.numpy.convolve: modes full/same/valid, dtypes, long signals, gradient."""
 
 import numpy as np
+from _jaxhelp import BOOL, COMPLEX, FLOATS, GRAD_FLOATS, MODES, SWEPT_INTS
 
-from portbench_runner.api import case
+from portbench_runner.api import case, sweep
 
 
 @case("full", mode="full")
@@ -49,3 +50,31 @@ def convolve_jit(ctx):
         rtol=1e-4,
         atol=1e-4,
     )
+
+
+# Every dtype jnp.convolve takes on the CPU (integers and bool promote to a float of their
+# width, as JAX documents), eager and under jax.jit, cropped to "same" (the cases above
+# cover the other modes); new names, so the cases above keep their ids.
+@sweep("{dtype}-{mode}-sweep", dtype=BOOL + SWEPT_INTS + FLOATS + COMPLEX, mode=MODES)
+def convolve_dtypes(ctx, dtype, mode, conv="same"):
+    import jax.numpy as jnp
+    from _jaxhelp import check_swept, draw, placed
+
+    a, a_exact = placed(ctx, draw(ctx, (40,), dtype, 0 if dtype.startswith("u") else -4, 4), dtype)
+    v, v_exact = placed(ctx, draw(ctx, (5,), dtype, 0 if dtype.startswith("u") else -4, 4), dtype)
+    out = ctx.measure(ctx.in_mode(mode, lambda x, y: jnp.convolve(x, y, mode=conv)), a, v)
+    wide = "complex128" if a_exact.dtype.kind == "c" else "float64"
+    expected = np.convolve(a_exact.astype(wide), v_exact.astype(wide), mode=conv)
+    check_swept(ctx, out, expected, scale=8.0)
+
+
+# d/da of sum(convolve(a, k, "full")) is sum(k) for every element of a.
+@sweep("grad-{dtype}-{mode}-sweep", dtype=GRAD_FLOATS, mode=MODES)
+def convolve_grad_dtypes(ctx, dtype, mode):
+    import jax.numpy as jnp
+    from _jaxhelp import swept_grad
+
+    def fn(x):
+        return jnp.convolve(x, jnp.array([1.0, 2.0, -0.5], dtype=x.dtype))
+
+    swept_grad(ctx, fn, lambda x: np.full(x.shape, 2.5), dtype, mode)

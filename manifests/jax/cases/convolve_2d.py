@@ -1,14 +1,18 @@
 """jax.scipy.signal.convolve2d: modes full/same/valid against a direct NumPy convolution."""
 
 import numpy as np
+from _jaxhelp import BOOL, COMPLEX, FLOATS, GRAD_FLOATS, MODES
 
-from portbench_runner.api import case
+from portbench_runner.api import case, sweep
+
+# Narrow, default and unsigned integers: convolve2d promotes them to a float of their width.
+PROMOTED_INTS = ("int8", "int32", "uint8")
 
 
 def reference(a, k, mode):
     """Direct 2-d convolution (flipped kernel) in float64, cropped like scipy.signal."""
     ka, kb = k.shape
-    full = np.zeros((a.shape[0] + ka - 1, a.shape[1] + kb - 1))
+    full = np.zeros((a.shape[0] + ka - 1, a.shape[1] + kb - 1), dtype=np.result_type(a, k))
     for i in range(ka):
         for j in range(kb):
             full[i : i + a.shape[0], j : j + a.shape[1]] += k[i, j] * a
@@ -35,3 +39,33 @@ def convolve2d_values(ctx, mode, dtype="float32", shape=(32, 40)):
     ctx.check_close(
         out, reference(a.astype("float64"), k.astype("float64"), mode), rtol=tol, atol=tol * 10
     )
+
+
+# Every dtype convolve2d takes on the CPU (bool and integers promote to a float of their
+# width), eager and under jax.jit, cropped to "same"; new names, so the cases above keep
+# their ids.
+@sweep("{dtype}-{mode}-sweep", dtype=BOOL + PROMOTED_INTS + FLOATS + COMPLEX, mode=MODES)
+def convolve2d_dtypes(ctx, dtype, mode):
+    import jax.scipy.signal as jsig
+    from _jaxhelp import check_swept, draw, placed
+
+    lo = 0 if dtype.startswith("u") else -4
+    a, a_exact = placed(ctx, draw(ctx, (9, 11), dtype, lo, 4), dtype)
+    k, k_exact = placed(ctx, draw(ctx, (3, 2), dtype, lo, 4), dtype)
+    out = ctx.measure(ctx.in_mode(mode, lambda x, y: jsig.convolve2d(x, y, mode="same")), a, k)
+    wide = "complex128" if a_exact.dtype.kind == "c" else "float64"
+    check_swept(ctx, out, reference(a_exact.astype(wide), k_exact.astype(wide), "same"), scale=8.0)
+
+
+# d/da of sum(convolve2d(a, k, "full")) is sum(k) for every element of a.
+@sweep("grad-{dtype}-{mode}-sweep", dtype=GRAD_FLOATS, mode=MODES)
+def convolve2d_grad_dtypes(ctx, dtype, mode):
+    import jax.numpy as jnp
+    import jax.scipy.signal as jsig
+    from _jaxhelp import swept_grad
+
+    def fn(x):
+        k = jnp.array([[1.0, 2.0], [-0.5, 0.25]], dtype=x.dtype)
+        return jsig.convolve2d(x.reshape(8, 16), k, mode="full")
+
+    swept_grad(ctx, fn, lambda x: np.full(x.shape, 2.75), dtype, mode)

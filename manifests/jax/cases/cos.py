@@ -1,7 +1,7 @@
 """jax.numpy.cos: eager and jitted across dtypes and sizes, its gradient, vmap."""
 
 import numpy as np
-from _jaxhelp import grad_of_sum, unary, vmapped
+from _jaxhelp import COMPLEX, FEW_INTS, FLOATS, GRAD_FLOATS, MODES, grad_of_sum, unary, vmapped
 
 from portbench_runner.api import case, sweep
 
@@ -37,19 +37,8 @@ def cos_vmap(ctx):
 # keep their ids.
 @sweep(
     "{dtype}-{mode}-sweep",
-    dtype=[
-        "float16",
-        "bfloat16",
-        "float32",
-        "float64",
-        "complex64",
-        "complex128",
-        "int8",
-        "int32",
-        "int64",
-        "uint8",
-    ],
-    mode=["eager", "jit"],
+    dtype=FLOATS + COMPLEX + FEW_INTS,
+    mode=MODES,
 )
 def cos_dtypes(ctx, dtype, mode):
     import jax.numpy as jnp
@@ -68,7 +57,7 @@ def cos_dtypes(ctx, dtype, mode):
     )
 
 
-@sweep("grad-{dtype}-{mode}-sweep", dtype=["bfloat16", "float32", "float64"], mode=["eager", "jit"])
+@sweep("grad-{dtype}-{mode}-sweep", dtype=GRAD_FLOATS, mode=MODES)
 def cos_grad_dtypes(ctx, dtype, mode):
     import jax.numpy as jnp
     from _jaxhelp import swept_grad

@@ -1,8 +1,9 @@
 """jax.numpy.delete: remove entries by index, slice or index list, along an axis."""
 
 import numpy as np
+from _jaxhelp import EVERY_DTYPE, MODES
 
-from portbench_runner.api import case
+from portbench_runner.api import case, sweep
 
 
 @case("index-flat", obj=3, axis=None)
@@ -41,3 +42,16 @@ def delete_jit(ctx):
     f = jax.jit(lambda v: jnp.delete(v, jnp.array([0, 3]), assume_unique_indices=True))
     x = np.arange(6, dtype="float32")
     ctx.check_equal(ctx.measure(f, ctx.put(x)), np.delete(x, [0, 3]))
+
+
+# Every dtype jnp.delete takes on the CPU (it moves values: exact), eager and under jax.jit
+# (a static index, so the output's shape is known), along an axis; new names, so the cases
+# above keep their ids.
+@sweep("{dtype}-{mode}-sweep", dtype=EVERY_DTYPE, mode=MODES)
+def delete_dtypes(ctx, dtype, mode):
+    import jax.numpy as jnp
+    from _jaxhelp import swept_exact
+
+    swept_exact(
+        ctx, lambda v: jnp.delete(v, 2, axis=1), lambda v: np.delete(v, 2, axis=1), dtype, mode
+    )

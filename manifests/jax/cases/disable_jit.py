@@ -2,8 +2,9 @@
 happen on every call, values stay concrete); outside, tracing resumes."""
 
 import numpy as np
+from _jaxhelp import EVERY_DTYPE, GRAD_FLOATS
 
-from portbench_runner.api import case
+from portbench_runner.api import case, sweep
 
 
 @case("python-runs-every-call")
@@ -68,3 +69,45 @@ def disable_jit_equivalent(ctx):
             return f(x)
 
     ctx.check_close(ctx.measure(eager), jitted, dtype="float32", rtol=1e-4, atol=1e-4)
+
+
+# A jitted function of every dtype run under disable_jit: its body sees concrete values
+# (no tracer) and computes what jit does (a flip: exact); new names, so the cases above
+# keep their ids.
+@sweep("{dtype}-sweep", dtype=EVERY_DTYPE)
+def disable_jit_dtypes(ctx, dtype):
+    import jax
+    import jax.numpy as jnp
+    from _jaxhelp import draw, out_dtype, placed
+
+    x, exact = placed(ctx, draw(ctx, (3, 4), dtype, 0, 9), dtype)
+    seen = []
+
+    @jax.jit
+    def f(v):
+        seen.append(isinstance(v, jax.core.Tracer))
+        return jnp.flip(v, axis=1)
+
+    def run():
+        with jax.disable_jit():
+            return f(x)
+
+    out = ctx.measure(run)
+    ctx.check(seen and not any(seen), f"the body saw tracers {seen} under disable_jit", "other")
+    ctx.check(out_dtype(ctx, out) == dtype, f"{dtype} came back {out_dtype(ctx, out)}", "type")
+    ctx.check_equal(out, np.flip(exact, axis=1).astype(out_dtype(ctx, out)))
+
+
+# jax.grad of a jitted function under disable_jit in each float width: d/dx sum(x**2) = 2x.
+@sweep("grad-{dtype}-sweep", dtype=GRAD_FLOATS)
+def disable_jit_grad_dtypes(ctx, dtype):
+    import jax
+    from _jaxhelp import swept_grad
+
+    f = jax.jit(lambda x: x * x)
+
+    def disabled(v):
+        with jax.disable_jit():
+            return f(v)
+
+    swept_grad(ctx, disabled, lambda x: 2 * x, dtype, "eager")

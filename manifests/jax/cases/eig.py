@@ -1,8 +1,14 @@
 """jax.numpy.linalg.eig: eigenpairs of general matrices (A v = lambda v); CPU-only in JAX."""
 
 import numpy as np
+from _jaxhelp import COMPLEX, FLOATS_32_64, MODES
 
-from portbench_runner.api import case
+from portbench_runner.api import case, sweep
+
+# LAPACK has no half-precision kernels: JAX refuses float16 and bfloat16 on the CPU
+# ("Unsupported dtype"), so the sweeps below cover the dtypes it computes in, and int32,
+# which it promotes to float32.
+PROMOTED_INTS = ("int32",)
 
 
 @case("float32-16", dtype="float32", n=16)
@@ -40,3 +46,26 @@ def eig_symmetric(ctx):
     w = np.asarray(ctx.to_numpy(w))
     ctx.check(np.abs(w.imag).max() < 1e-9, f"symmetric matrix gave complex eigenvalues {w}")
     ctx.check_close(np.sort(w.real), np.linalg.eigvalsh(a), dtype="float64", atol=1e-9)
+
+
+# Every dtype jnp.linalg.eig takes on the CPU (JAX computes eig on the CPU only), eager and
+# under jax.jit, over a batch: A v = v diag(w) for each matrix, eigenvalues near NumPy's.
+# No gradient sweep: JAX refuses eigenvector derivatives of non-symmetric matrices by
+# design (NotImplementedError, see enable_eigvec_derivs); new names, so the cases above
+# keep their ids.
+@sweep("{dtype}-{mode}-sweep", dtype=FLOATS_32_64 + COMPLEX + PROMOTED_INTS, mode=MODES)
+def eig_dtypes(ctx, dtype, mode):
+    import jax.numpy as jnp
+    from _jaxhelp import draw, placed
+
+    n = 6
+    a, exact = placed(ctx, draw(ctx, (3, n, n), dtype, -4, 4), dtype)
+    w, v = ctx.measure(ctx.in_mode(mode, jnp.linalg.eig), a)
+    w, v = (np.asarray(ctx.to_numpy(t)).astype("complex128") for t in (w, v))
+    a64 = exact.astype("complex128")
+    tol = 1e-9 if dtype in ("float64", "complex128") else 1e-3
+    scale = np.abs(a64).max() * n
+    ctx.check_close(a64 @ v, v * w[:, None, :], rtol=tol, atol=tol * scale, what="A V - V diag(w)")
+    reference = np.linalg.eigvals(a64)
+    distance = np.abs(w[:, :, None] - reference[:, None, :]).min(axis=2)
+    ctx.check(distance.max() <= tol * scale, f"eigenvalues off by up to {distance.max():.3g}")

@@ -1,8 +1,9 @@
 """jax.numpy.einsum_path: contraction order for einsum; the path computes einsum's result."""
 
 import numpy as np
+from _jaxhelp import EVERY_DTYPE
 
-from portbench_runner.api import case
+from portbench_runner.api import case, sweep
 
 
 def _steps(path):
@@ -41,3 +42,32 @@ def einsum_path_optimal(ctx):
     )
     numpy_path, _ = np.einsum_path("ij,jk,kl->il", a, b, c, optimize="optimal")
     ctx.check(_steps(path) == _steps(numpy_path), f"path {path}, NumPy's optimal path {numpy_path}")
+
+
+# einsum_path over operands of every dtype (the path depends on shapes only, so it must be
+# float32's path), eager and on the tracers inside jax.jit (where the shapes are known
+# too); new names, so the cases above keep their ids.
+@sweep("{dtype}-{mode}-sweep", dtype=EVERY_DTYPE, mode=("eager", "traced"))
+def einsum_path_dtypes(ctx, dtype, mode):
+    import jax
+    import jax.numpy as jnp
+    from _jaxhelp import draw, placed
+
+    subscripts = "ij,jk,kl->il"
+    shapes = ((6, 20), (20, 3), (3, 12))
+    ops = [placed(ctx, draw(ctx, s, dtype, 0, 4), dtype)[0] for s in shapes]
+    if mode == "traced":
+        seen = []
+
+        @jax.jit
+        def plan(*operands):
+            seen.append(jnp.einsum_path(subscripts, *operands, optimize="greedy")[0])
+            return operands[0]
+
+        ctx.measure(plan, *ops, warm=False)
+        path = seen[0]
+    else:
+        path, _ = ctx.measure(jnp.einsum_path, subscripts, *ops, optimize="greedy")
+    floats = [np.zeros(s, dtype="float32") for s in shapes]
+    want, _ = jnp.einsum_path(subscripts, *floats, optimize="greedy")
+    ctx.check(_steps(path) == _steps(want), f"path {path} for {dtype}, {want} for float32")

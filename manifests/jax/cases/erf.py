@@ -3,7 +3,7 @@
 import math
 
 import numpy as np
-from _jaxhelp import grad_of_sum, unary
+from _jaxhelp import FLOATS, GRAD_FLOATS, MODES, grad_of_sum, unary
 
 from portbench_runner.api import case, sweep
 
@@ -43,8 +43,8 @@ def erf_grad(ctx):
 # keep their ids.
 @sweep(
     "{dtype}-{mode}-sweep",
-    dtype=["float16", "bfloat16", "float32", "float64"],
-    mode=["eager", "jit"],
+    dtype=FLOATS,
+    mode=MODES,
 )
 def erf_dtypes(ctx, dtype, mode):
     import jax
@@ -62,7 +62,7 @@ def erf_dtypes(ctx, dtype, mode):
     )
 
 
-@sweep("grad-{dtype}-{mode}-sweep", dtype=["bfloat16", "float32", "float64"], mode=["eager", "jit"])
+@sweep("grad-{dtype}-{mode}-sweep", dtype=GRAD_FLOATS, mode=MODES)
 def erf_grad_dtypes(ctx, dtype, mode):
     import jax
     from _jaxhelp import swept_grad

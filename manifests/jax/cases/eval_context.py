@@ -1,8 +1,9 @@
 """jax.core.eval_context: inside a trace, computations in the context are concrete values."""
 
 import numpy as np
+from _jaxhelp import EVERY_DTYPE, MODES, np_dtype
 
-from portbench_runner.api import case
+from portbench_runner.api import case, sweep
 
 
 def _eval_context(ctx):
@@ -58,3 +59,37 @@ def eval_context_nested(ctx):
             return jnp.float32(2) ** 3
 
     ctx.check_equal(ctx.measure(run), 8.0)
+
+
+# Values of every dtype built inside eval_context, in an eager function and inside a jax.jit
+# trace: each is a concrete jax.Array (never a tracer) of that dtype holding the values;
+# new names, so the cases above keep their ids.
+@sweep("{dtype}-{mode}-sweep", dtype=EVERY_DTYPE, mode=MODES)
+def eval_context_dtypes(ctx, dtype, mode):
+    import jax
+    import jax.numpy as jnp
+    from _jaxhelp import draw, host_dtype, out_dtype
+
+    eval_context = _eval_context(ctx)
+    values = draw(ctx, (2, 4), dtype, 0, 9)
+    if dtype == "bfloat16":
+        values = np.round(values * 4) / 4  # exact in bfloat16: no rounding to account for
+    captured = []
+
+    def build(x):
+        with eval_context():
+            constant = jnp.flip(jnp.asarray(values, dtype=np_dtype(dtype)), axis=1)
+        captured.append(constant)
+        return x + 1
+
+    ctx.measure(ctx.in_mode(mode, build), ctx.put(np.zeros(3, dtype="float32")), warm=False)
+    got = captured[0]
+    ctx.check(
+        isinstance(got, jax.Array) and not isinstance(got, jax.core.Tracer),
+        f"the value built in eval_context is a {type(got).__name__}",
+        "other",
+    )
+    ctx.check(out_dtype(ctx, got) == dtype, f"{dtype} came back {out_dtype(ctx, got)}", "type")
+    ctx.check_equal(
+        np.asarray(ctx.to_numpy(got)), np.flip(values, axis=1).astype(host_dtype(dtype))
+    )

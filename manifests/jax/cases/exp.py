@@ -1,7 +1,7 @@
 """jax.numpy.exp: values, overflow to inf, gradient, jit."""
 
 import numpy as np
-from _jaxhelp import grad_of_sum, unary
+from _jaxhelp import COMPLEX, FEW_INTS, FLOATS, GRAD_FLOATS, MODES, grad_of_sum, unary
 
 from portbench_runner.api import case, sweep
 
@@ -40,19 +40,8 @@ def exp_grad(ctx):
 # keep their ids.
 @sweep(
     "{dtype}-{mode}-sweep",
-    dtype=[
-        "float16",
-        "bfloat16",
-        "float32",
-        "float64",
-        "complex64",
-        "complex128",
-        "int8",
-        "int32",
-        "int64",
-        "uint8",
-    ],
-    mode=["eager", "jit"],
+    dtype=FLOATS + COMPLEX + FEW_INTS,
+    mode=MODES,
 )
 def exp_dtypes(ctx, dtype, mode):
     import jax.numpy as jnp
@@ -70,7 +59,7 @@ def exp_dtypes(ctx, dtype, mode):
     )
 
 
-@sweep("grad-{dtype}-{mode}-sweep", dtype=["bfloat16", "float32", "float64"], mode=["eager", "jit"])
+@sweep("grad-{dtype}-{mode}-sweep", dtype=GRAD_FLOATS, mode=MODES)
 def exp_grad_dtypes(ctx, dtype, mode):
     import jax.numpy as jnp
     from _jaxhelp import swept_grad

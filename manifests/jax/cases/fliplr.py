@@ -1,6 +1,7 @@
 """jax.numpy.fliplr: reverses the second axis; 2-d and n-d inputs; 1-d is refused; jit."""
 
 import numpy as np
+from _jaxhelp import EVERY_DTYPE, MODES
 
 from portbench_runner.api import case, sweep
 
@@ -44,22 +45,8 @@ def fliplr_1d(ctx):
 # Every dtype jnp.fliplr moves on the CPU (exact), eager and under jax.jit; new names, so the cases above keep their ids.
 @sweep(
     "{dtype}-{mode}-sweep",
-    dtype=[
-        "bool",
-        "int8",
-        "int16",
-        "int32",
-        "int64",
-        "uint8",
-        "uint32",
-        "float16",
-        "bfloat16",
-        "float32",
-        "float64",
-        "complex64",
-        "complex128",
-    ],
-    mode=["eager", "jit"],
+    dtype=EVERY_DTYPE,
+    mode=MODES,
 )
 def fliplr_dtypes(ctx, dtype, mode):
     import jax.numpy as jnp

@@ -1,7 +1,7 @@
 """jax.lax.ge: elementwise >= for floats, integers and unsigned, nan handling, jit."""
 
 import numpy as np
-from _jaxhelp import binary
+from _jaxhelp import BOOL, MODES, REAL_NUMERIC, binary
 
 from portbench_runner.api import case, sweep
 
@@ -40,20 +40,8 @@ def ge_nan(ctx):
 # shapes and dtypes), eager and under jax.jit; new names, so the cases above keep their ids.
 @sweep(
     "{dtype}-{mode}-sweep",
-    dtype=[
-        "bool",
-        "int8",
-        "int16",
-        "int32",
-        "int64",
-        "uint8",
-        "uint32",
-        "float16",
-        "bfloat16",
-        "float32",
-        "float64",
-    ],
-    mode=["eager", "jit"],
+    dtype=BOOL + REAL_NUMERIC,
+    mode=MODES,
 )
 def ge_dtypes(ctx, dtype, mode):
     import jax

@@ -1,8 +1,9 @@
 """jax._src.core.get_aval (private): the abstract value (shape, dtype, weak type) of a value."""
 
 import numpy as np
+from _jaxhelp import EVERY_DTYPE, np_dtype
 
-from portbench_runner.api import case
+from portbench_runner.api import case, sweep
 
 
 @case("device-array", shape=(3, 4), dtype="float32")
@@ -38,3 +39,38 @@ def get_aval_tracer(ctx):
 
     ctx.measure(f, ctx.put(np.ones((5, 2), dtype="float32")), warm=False)
     ctx.check(tuple(seen[0].shape) == (5, 2), f"traced aval {seen[0]}")
+
+
+# get_aval of every dtype's device array, NumPy scalar and traced array: the aval carries
+# the shape and dtype, and none of them is weakly typed (only Python scalars are); new
+# names, so the cases above keep their ids.
+@sweep("{dtype}-{form}-sweep", dtype=EVERY_DTYPE, form=("array", "numpy-scalar", "traced"))
+def get_aval_dtypes(ctx, dtype, form):
+    import jax
+    from _jaxhelp import draw
+
+    get_aval = ctx.require("jax._src.core.get_aval")
+    want_dtype = np_dtype(dtype)
+    if form == "numpy-scalar":
+        shape = ()
+        aval = ctx.measure(get_aval, want_dtype.type(draw(ctx, (), dtype, 0, 9)))
+    elif form == "array":
+        shape = (3, 2)
+        aval = ctx.measure(get_aval, ctx.put(draw(ctx, shape, dtype, 0, 9), dtype=dtype))
+    else:
+        shape = (4,)
+        seen = []
+
+        @jax.jit
+        def f(x):
+            seen.append(get_aval(x))
+            return x
+
+        ctx.measure(f, ctx.put(draw(ctx, shape, dtype, 0, 9), dtype=dtype), warm=False)
+        aval = seen[0]
+    ctx.check(
+        tuple(aval.shape) == shape and np.dtype(aval.dtype) == want_dtype,
+        f"aval {aval}, not {dtype}{list(shape)}",
+        "type",
+    )
+    ctx.check(not getattr(aval, "weak_type", False), f"aval {aval} is weakly typed", "type")

@@ -1,9 +1,12 @@
 """jax.numpy.i0: the modified Bessel function of order 0 against numpy.i0."""
 
 import numpy as np
-from _jaxhelp import unary
+from _jaxhelp import FLOATS, MODES, unary
 
 from portbench_runner.api import case, sweep
+
+# The integer width i0's sweep promotes to a float (the default one).
+PROMOTED_INTS = ("int32",)
 
 
 @case("float32-eager", dtype="float32")
@@ -32,8 +35,8 @@ def i0_even(ctx):
 # keep their ids.
 @sweep(
     "{dtype}-{mode}-sweep",
-    dtype=["float16", "bfloat16", "float32", "float64", "int32"],
-    mode=["eager", "jit"],
+    dtype=FLOATS + PROMOTED_INTS,
+    mode=MODES,
 )
 def i0_dtypes(ctx, dtype, mode):
     import jax.numpy as jnp

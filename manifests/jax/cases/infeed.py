@@ -3,8 +3,9 @@
 import threading
 
 import numpy as np
+from _jaxhelp import EVERY_DTYPE, np_dtype
 
-from portbench_runner.api import case
+from portbench_runner.api import case, sweep
 
 
 def _infeed_roundtrip(ctx, shape, dtype):
@@ -56,3 +57,45 @@ def infeed_matrix(ctx):
 @case("int32-scalar")
 def infeed_int(ctx):
     _infeed_roundtrip(ctx, (), "int32")
+
+
+# A payload of every dtype through the infeed queue, received unchanged inside jax.jit
+# (exact). Releases whose CPU device has no transfer_to_infeed skip, as the cases above do;
+# new names, so the cases above keep their ids.
+@sweep("{dtype}-sweep", dtype=EVERY_DTYPE)
+def infeed_dtypes(ctx, dtype):
+    import jax
+    import jax.numpy as jnp
+    from _jaxhelp import draw, placed
+
+    infeed = ctx.require("jax.lax.infeed")
+    ctx.require("jax.lax.create_token")
+    device = ctx.device
+    if not hasattr(device, "transfer_to_infeed"):
+        ctx.skip(f"{device} has no transfer_to_infeed in jax {ctx.version}")
+    want_dtype = np_dtype(dtype)
+    shaped = jax.ShapedArray if hasattr(jax, "ShapedArray") else jax.core.ShapedArray
+    aval = shaped((3, 4), want_dtype)
+    # The payload as the device holds it (bfloat16 rounded), fed from the host.
+    _, exact = placed(ctx, draw(ctx, (3, 4), dtype, 0, 9), dtype)
+    payload = exact.astype(want_dtype)
+
+    @jax.jit
+    def receive():
+        (value,), _ = infeed(jax.lax.create_token(), shape=(aval,))
+        return value
+
+    def run():
+        # The infeed blocks until the host side enqueues: feed from another thread.
+        feeder = threading.Thread(target=device.transfer_to_infeed, args=((payload,),))
+        feeder.start()
+        out = receive()
+        jnp.asarray(out).block_until_ready()
+        feeder.join()
+        return out
+
+    out = ctx.measure(run, warm=False)
+    ctx.check(str(out.dtype) == dtype, f"{dtype} came back {out.dtype}", "type")
+    ctx.check_equal(
+        np.asarray(ctx.to_numpy(out)), payload.astype(np.asarray(ctx.to_numpy(out)).dtype)
+    )

@@ -1,6 +1,6 @@
 """jax.lax.integer_pow: x ** n for fixed integer n (positive, zero, negative), gradient."""
 
-from _jaxhelp import draw, placed
+from _jaxhelp import ALL_NUMERIC, GRAD_FLOATS, MODES, draw, placed
 
 from portbench_runner.api import case, sweep
 
@@ -37,21 +37,8 @@ def integer_pow_grad(ctx):
 # the result), eager and under jax.jit, with its gradient in each float width; new names, so the cases above keep their ids.
 @sweep(
     "{dtype}-{mode}-sweep",
-    dtype=[
-        "int8",
-        "int16",
-        "int32",
-        "int64",
-        "uint8",
-        "uint32",
-        "float16",
-        "bfloat16",
-        "float32",
-        "float64",
-        "complex64",
-        "complex128",
-    ],
-    mode=["eager", "jit"],
+    dtype=ALL_NUMERIC,
+    mode=MODES,
 )
 def integer_pow_dtypes(ctx, dtype, mode):
     import jax
@@ -64,7 +51,7 @@ def integer_pow_dtypes(ctx, dtype, mode):
     check_swept(ctx, out, np.power(exact, 3), scale=4.0)
 
 
-@sweep("grad-{dtype}-{mode}-sweep", dtype=["bfloat16", "float32", "float64"], mode=["eager", "jit"])
+@sweep("grad-{dtype}-{mode}-sweep", dtype=GRAD_FLOATS, mode=MODES)
 def integer_pow_grad_dtypes(ctx, dtype, mode):
     import jax
     from _jaxhelp import swept_grad

@@ -1,8 +1,9 @@
 """jax.numpy.isscalar: Python and NumPy scalars, 0-d and n-d arrays, under jit tracing."""
 
 import numpy as np
+from _jaxhelp import EVERY_DTYPE, np_dtype
 
-from portbench_runner.api import case
+from portbench_runner.api import case, sweep
 
 
 def _zero_d_is_scalar(ctx):
@@ -39,3 +40,33 @@ def isscalar_traced(ctx):
     f = jax.jit(lambda x: jnp.where(jnp.isscalar(x), 1.0, 0.0))
     expected = 1.0 if _zero_d_is_scalar(ctx) else 0.0
     ctx.check_close(ctx.measure(f, ctx.put(np.float32(5.0))), expected, dtype="float32")
+
+
+# isscalar of every dtype's values: a NumPy scalar (True), a device 0-d array (True from
+# 0.4.14, False before, as each release documents) and that 0-d array traced inside
+# jax.jit (the same); new names, so the cases above keep their ids.
+@sweep("{dtype}-{form}-sweep", dtype=EVERY_DTYPE, form=("numpy-scalar", "device-0d", "traced-0d"))
+def isscalar_dtypes(ctx, dtype, form):
+    import jax
+    import jax.numpy as jnp
+    from _jaxhelp import draw
+
+    value = draw(ctx, (), dtype, 0, 9)
+    if form == "numpy-scalar":
+        scalar = np_dtype(dtype).type(value)
+        ctx.check_equal(ctx.measure(jnp.isscalar, scalar), True)
+        return
+    arr = ctx.put(value, dtype=dtype)
+    expected = _zero_d_is_scalar(ctx)
+    if form == "device-0d":
+        ctx.check_equal(ctx.measure(jnp.isscalar, arr), expected)
+        return
+    seen = []
+
+    @jax.jit
+    def traced(v):
+        seen.append(jnp.isscalar(v))
+        return v
+
+    ctx.measure(traced, arr, warm=False)
+    ctx.check(seen == [expected], f"isscalar of a traced 0-d {dtype} gave {seen}, not {expected}")

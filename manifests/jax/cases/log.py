@@ -1,7 +1,7 @@
 """jax.numpy.log: positive inputs, log(0) = -inf, negative gives nan, gradient, jit."""
 
 import numpy as np
-from _jaxhelp import grad_of_sum, unary
+from _jaxhelp import COMPLEX, FEW_INTS, FLOATS, GRAD_FLOATS, MODES, grad_of_sum, unary
 
 from portbench_runner.api import case, sweep
 
@@ -38,19 +38,8 @@ def log_grad(ctx):
 # keep their ids.
 @sweep(
     "{dtype}-{mode}-sweep",
-    dtype=[
-        "float16",
-        "bfloat16",
-        "float32",
-        "float64",
-        "complex64",
-        "complex128",
-        "int8",
-        "int32",
-        "int64",
-        "uint8",
-    ],
-    mode=["eager", "jit"],
+    dtype=FLOATS + COMPLEX + FEW_INTS,
+    mode=MODES,
 )
 def log_dtypes(ctx, dtype, mode):
     import jax.numpy as jnp
@@ -69,7 +58,7 @@ def log_dtypes(ctx, dtype, mode):
     )
 
 
-@sweep("grad-{dtype}-{mode}-sweep", dtype=["bfloat16", "float32", "float64"], mode=["eager", "jit"])
+@sweep("grad-{dtype}-{mode}-sweep", dtype=GRAD_FLOATS, mode=MODES)
 def log_grad_dtypes(ctx, dtype, mode):
     import jax.numpy as jnp
     from _jaxhelp import swept_grad

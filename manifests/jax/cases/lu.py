@@ -1,8 +1,14 @@
 """jax.scipy.linalg.lu: P L U factorization (reconstruction, triangularity), permute_l, batches."""
 
 import numpy as np
+from _jaxhelp import COMPLEX, FLOATS_32_64, MODES
 
-from portbench_runner.api import case
+from portbench_runner.api import case, sweep
+
+# LAPACK has no half-precision kernels: JAX refuses float16 and bfloat16 on the CPU
+# ("Unsupported dtype"), so the sweeps below cover the dtypes it computes in, and int32,
+# which it promotes to float32.
+PROMOTED_INTS = ("int32",)
 
 
 @case("float32-square", dtype="float32", shape=(32, 32))
@@ -42,3 +48,45 @@ def lu_permute_l(ctx):
         np.asarray(ctx.to_numpy(t)) for t in ctx.measure(jsl.lu, ctx.put(a), permute_l=True)
     )
     ctx.check_close(pl @ upper, a, dtype="float64", atol=1e-10)
+
+
+# Every dtype jax.scipy.linalg.lu takes on the CPU, eager and under jax.jit: P L U rebuilds
+# A, L is unit lower and U upper triangular; new names, so the cases above keep their ids.
+@sweep("{dtype}-{mode}-sweep", dtype=FLOATS_32_64 + COMPLEX + PROMOTED_INTS, mode=MODES)
+def lu_dtypes(ctx, dtype, mode):
+    import jax.scipy.linalg as jsl
+    from _jaxhelp import draw, placed
+
+    a, exact = placed(ctx, draw(ctx, (9, 9), dtype, -4, 4), dtype)
+    p, lower, upper = (
+        np.asarray(ctx.to_numpy(t)) for t in ctx.measure(ctx.in_mode(mode, jsl.lu), a)
+    )
+    tol = 1e-11 if dtype in ("float64", "complex128") else 1e-4
+    ctx.check_close(
+        p @ lower @ upper, exact, rtol=tol, atol=tol * np.abs(exact).max() * 3, what="P L U"
+    )
+    ctx.check(
+        np.all(np.triu(lower, 1) == 0) and np.all(np.diag(lower) == 1),
+        "L is not unit lower triangular",
+    )
+    ctx.check(np.all(np.tril(upper, -1) == 0), "U is not upper triangular")
+
+
+# The factors' derivatives must rebuild A's: d/dA of sum((P L U) * W) is W, in float32 and
+# float64 (no half-width kernels to differentiate).
+@sweep("grad-{dtype}-{mode}-sweep", dtype=FLOATS_32_64, mode=MODES)
+def lu_grad_dtypes(ctx, dtype, mode):
+    import jax
+    import jax.numpy as jnp
+    import jax.scipy.linalg as jsl
+    from _jaxhelp import check_swept, draw, placed
+
+    a, _ = placed(ctx, draw(ctx, (6, 6), dtype, -4, 4), dtype)
+    w, w_exact = placed(ctx, draw(ctx, (6, 6), dtype, -1, 1), dtype)
+
+    def loss(m, weights):
+        p, lower, upper = jsl.lu(m)
+        return jnp.sum((p @ lower @ upper) * weights)
+
+    out = ctx.measure(ctx.in_mode(mode, jax.grad(loss)), a, w)
+    check_swept(ctx, out, w_exact, scale=10.0)

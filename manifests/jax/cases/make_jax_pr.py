@@ -1,8 +1,9 @@
 """jax.make_jaxpr: traces functions into jaxprs naming their primitives, shapes and outputs."""
 
 import numpy as np
+from _jaxhelp import EVERY_DTYPE, np_dtype
 
-from portbench_runner.api import case
+from portbench_runner.api import case, sweep
 
 
 @case("primitives-listed")
@@ -52,3 +53,25 @@ def make_jaxpr_eval(ctx):
         ctx.put(x),
     )
     ctx.check_close(out[0], np.expm1(x.astype("float64")), dtype="float32", rtol=2e-5)
+
+
+# make_jaxpr of a function of every dtype, traced from a device array and from an abstract
+# jax.ShapeDtypeStruct: the output aval keeps shape and dtype, and the array's jaxpr
+# evaluates to the function's values (a transpose-and-flip: exact); new names, so the
+# cases above keep their ids.
+@sweep("{dtype}-{form}-sweep", dtype=EVERY_DTYPE, form=("array", "shape-dtype-struct"))
+def make_jaxpr_dtypes(ctx, dtype, form):
+    import jax
+    import jax.numpy as jnp
+    from _jaxhelp import draw, placed
+
+    x, exact = placed(ctx, draw(ctx, (3, 5), dtype, 0, 9), dtype)
+    fn = lambda v: jnp.flip(v.T, axis=0)  # noqa: E731
+    arg = x if form == "array" else jax.ShapeDtypeStruct((3, 5), np_dtype(dtype))
+    closed = ctx.measure(jax.make_jaxpr(fn), arg)
+    out = closed.out_avals[0] if hasattr(closed, "out_avals") else closed.jaxpr.outvars[0].aval
+    ctx.check(tuple(out.shape) == (5, 3) and str(out.dtype) == dtype, f"output aval {out}", "type")
+    if form == "array":
+        core = jax.core if hasattr(jax.core, "eval_jaxpr") else jax.extend.core
+        value = core.eval_jaxpr(closed.jaxpr, closed.consts, x)[0]
+        ctx.check_equal(value, np.flip(exact.T, axis=0).astype(str(value.dtype)))

@@ -1,7 +1,7 @@
 """jax.numpy.max: reductions over axes, dtypes, nan propagation, initial/where, gradient."""
 
 import numpy as np
-from _jaxhelp import reduction
+from _jaxhelp import BOOL, MODES, REAL_NUMERIC, reduction
 
 from portbench_runner.api import case, sweep
 
@@ -60,20 +60,8 @@ def max_grad(ctx):
 # maximum is exact in every dtype); new names, so the cases above keep their ids.
 @sweep(
     "{dtype}-{mode}-sweep",
-    dtype=[
-        "bool",
-        "int8",
-        "int16",
-        "int32",
-        "int64",
-        "uint8",
-        "uint32",
-        "float16",
-        "bfloat16",
-        "float32",
-        "float64",
-    ],
-    mode=["eager", "jit"],
+    dtype=BOOL + REAL_NUMERIC,
+    mode=MODES,
 )
 def max_dtypes(ctx, dtype, mode):
     import jax.numpy as jnp

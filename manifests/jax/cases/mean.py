@@ -1,7 +1,7 @@
 """jax.numpy.mean: axes, dtype promotion of integers, keepdims, empty input, gradient."""
 
 import numpy as np
-from _jaxhelp import reduction
+from _jaxhelp import BOOL, COMPLEX, FEW_INTS, FLOATS, MODES, reduction
 
 from portbench_runner.api import case, sweep
 
@@ -50,20 +50,8 @@ def mean_grad(ctx):
 # under jax.jit, over an axis; new names, so the cases above keep their ids.
 @sweep(
     "{dtype}-{mode}-sweep",
-    dtype=[
-        "bool",
-        "int8",
-        "int32",
-        "int64",
-        "uint8",
-        "float16",
-        "bfloat16",
-        "float32",
-        "float64",
-        "complex64",
-        "complex128",
-    ],
-    mode=["eager", "jit"],
+    dtype=BOOL + FEW_INTS + FLOATS + COMPLEX,
+    mode=MODES,
 )
 def mean_dtypes(ctx, dtype, mode):
     import jax.numpy as jnp

@@ -1,8 +1,9 @@
 """jax.named_call: wraps a function under a name; values, gradients and jaxpr names."""
 
 import numpy as np
+from _jaxhelp import ALL_NUMERIC, GRAD_FLOATS, MODES
 
-from portbench_runner.api import case
+from portbench_runner.api import case, sweep
 
 
 @case("values-unchanged")
@@ -39,3 +40,33 @@ def named_call_name(ctx):
     # The name scopes the compiled operations' metadata (op_name=".../my_named_block/add").
     text = compiled.as_text()
     ctx.check("my_named_block" in text, "the name is missing from the compiled program's metadata")
+
+
+# The wrapped function's values in every numeric dtype on the CPU (x * 2 + 1: exact for
+# the small values drawn), eager and under jax.jit; new names, so the cases above keep
+# their ids.
+@sweep("{dtype}-{mode}-sweep", dtype=ALL_NUMERIC, mode=MODES)
+def named_call_dtypes(ctx, dtype, mode):
+    import jax
+    from _jaxhelp import swept_exact
+
+    f = jax.named_call(lambda x: x * 2 + 1, name="twice_plus_one")
+    swept_exact(ctx, f, lambda v: v * 2 + 1, dtype, mode, lo=0, hi=9)
+
+
+# Gradients pass through the named call in each float width: d/dx sum(x**3) = 3x**2.
+@sweep("grad-{dtype}-{mode}-sweep", dtype=GRAD_FLOATS, mode=MODES)
+def named_call_grad_dtypes(ctx, dtype, mode):
+    import jax
+    from _jaxhelp import swept_grad
+
+    swept_grad(
+        ctx,
+        jax.named_call(lambda x: x**3, name="cube"),
+        lambda x: 3 * x**2,
+        dtype,
+        mode,
+        lo=-2,
+        hi=2,
+        scale=4.0,
+    )

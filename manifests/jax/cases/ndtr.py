@@ -3,7 +3,7 @@
 import math
 
 import numpy as np
-from _jaxhelp import grad_of_sum, unary
+from _jaxhelp import FLOATS_32_64, MODES, grad_of_sum, unary
 
 from portbench_runner.api import case, sweep
 
@@ -39,7 +39,7 @@ def ndtr_grad(ctx):
 # jss.ndtr takes float32 and float64 only (it refuses half widths by design: the
 # bfloat16-eager case above shows it), eager and under jax.jit, with its gradient;
 # new names, so the cases above keep their ids.
-@sweep("{dtype}-{mode}-sweep", dtype=["float32", "float64"], mode=["eager", "jit"])
+@sweep("{dtype}-{mode}-sweep", dtype=FLOATS_32_64, mode=MODES)
 def ndtr_dtypes(ctx, dtype, mode):
     import jax.scipy.special as jss
     from _jaxhelp import swept_unary
@@ -56,7 +56,7 @@ def ndtr_dtypes(ctx, dtype, mode):
     )
 
 
-@sweep("grad-{dtype}-{mode}-sweep", dtype=["float32", "float64"], mode=["eager", "jit"])
+@sweep("grad-{dtype}-{mode}-sweep", dtype=FLOATS_32_64, mode=MODES)
 def ndtr_grad_dtypes(ctx, dtype, mode):
     import jax.scipy.special as jss
     from _jaxhelp import swept_grad

@@ -1,8 +1,9 @@
 """jax.nn.one_hot: class indices to one-hot rows, dtypes, axis, out-of-range rows are zero."""
 
 import numpy as np
+from _jaxhelp import EVERY_DTYPE, MODES, SWEPT_INTS, np_dtype
 
-from portbench_runner.api import case
+from portbench_runner.api import case, sweep
 
 
 @case("float32-10-classes", n=10, dtype="float32")
@@ -41,3 +42,31 @@ def one_hot_jit(ctx):
 
     f = jax.jit(lambda v: jax.nn.one_hot(v, 4))
     ctx.check_equal(ctx.measure(f, ctx.put(np.array([3, 1], dtype="int32"))), np.eye(4)[[3, 1]])
+
+
+# Every output dtype jax.nn.one_hot builds on the CPU, eager and under jax.jit, with an
+# out-of-range label (its row is all zeros); new names, so the cases above keep their ids.
+@sweep("{dtype}-{mode}-sweep", dtype=EVERY_DTYPE, mode=MODES)
+def one_hot_dtypes(ctx, dtype, mode):
+    import jax
+    from _jaxhelp import out_dtype
+
+    labels = np.append(ctx.rng.integers(0, 6, size=20), 6).astype("int32")
+    fn = ctx.in_mode(mode, lambda v: jax.nn.one_hot(v, 6, dtype=np_dtype(dtype)))
+    out = ctx.measure(fn, ctx.put(labels))
+    ctx.check(
+        out_dtype(ctx, out) == dtype, f"one_hot(dtype={dtype}) gave {out_dtype(ctx, out)}", "type"
+    )
+    ctx.check_equal(np.asarray(ctx.to_numpy(out)).astype("float64"), np.eye(7)[labels][:, :6])
+
+
+# Labels of every integer width (unsigned included), eager and under jax.jit.
+@sweep("labels-{dtype}-{mode}-sweep", dtype=SWEPT_INTS, mode=MODES)
+def one_hot_label_dtypes(ctx, dtype, mode):
+    import jax
+
+    labels = ctx.rng.integers(0, 5, size=16).astype(dtype)
+    out = ctx.measure(
+        ctx.in_mode(mode, lambda v: jax.nn.one_hot(v, 5)), ctx.put(labels, dtype=dtype)
+    )
+    ctx.check_equal(np.asarray(ctx.to_numpy(out)).astype("float64"), np.eye(5)[labels])

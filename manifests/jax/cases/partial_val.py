@@ -1,8 +1,9 @@
 """jax._src.interpreters.partial_eval.PartialVal (private): known and unknown partial values."""
 
 import numpy as np
+from _jaxhelp import EVERY_DTYPE, np_dtype
 
-from portbench_runner.api import case
+from portbench_runner.api import case, sweep
 
 
 @case("known-value")
@@ -34,3 +35,32 @@ def partial_val_aval(ctx):
     pv = pe.PartialVal.known(ctx.put(np.zeros((2, 3), dtype="float32")))
     aval = ctx.measure(pv.get_aval)
     ctx.check(tuple(aval.shape) == (2, 3) and str(aval.dtype) == "float32", f"aval {aval}")
+
+
+# PartialVal known (a device array) and unknown (an abstract array) in every dtype: known
+# ones give back their value and its aval, unknown ones their aval; new names, so the cases
+# above keep their ids.
+@sweep("{dtype}-{form}-sweep", dtype=EVERY_DTYPE, form=("known", "unknown"))
+def partial_val_dtypes(ctx, dtype, form):
+    from _jaxhelp import draw, placed
+
+    pe = ctx.require("jax._src.interpreters.partial_eval")
+    want_dtype = np_dtype(dtype)
+    if form == "known":
+        x, exact = placed(ctx, draw(ctx, (2, 3), dtype, 0, 9), dtype)
+        pv = ctx.measure(pe.PartialVal.known, x)
+        ctx.check(pv.is_known(), "a known PartialVal says it is unknown", "other")
+        ctx.check_equal(
+            np.asarray(ctx.to_numpy(pv.get_known())),
+            exact.astype(np.asarray(ctx.to_numpy(x)).dtype),
+        )
+    else:
+        shaped = ctx.require("jax._src.core.ShapedArray")
+        pv = ctx.measure(pe.PartialVal.unknown, shaped((2, 3), want_dtype))
+        ctx.check(not pv.is_known(), "an unknown PartialVal says it is known", "other")
+    aval = pv.get_aval()
+    ctx.check(
+        tuple(aval.shape) == (2, 3) and np.dtype(aval.dtype) == want_dtype,
+        f"aval {aval}, not {dtype}[2, 3]",
+        "type",
+    )

@@ -1,7 +1,7 @@
 """jax.numpy.power: float and integer powers, broadcasting, negative bases, gradient."""
 
 import numpy as np
-from _jaxhelp import binary
+from _jaxhelp import ALL_NUMERIC, MODES, binary
 
 from portbench_runner.api import case, sweep
 
@@ -43,21 +43,8 @@ def power_grad(ctx):
 # goes negative), eager and under jax.jit, against a broadcast row of exponents; new names, so the cases above keep their ids.
 @sweep(
     "{dtype}-{mode}-sweep",
-    dtype=[
-        "int8",
-        "int16",
-        "int32",
-        "int64",
-        "uint8",
-        "uint32",
-        "float16",
-        "bfloat16",
-        "float32",
-        "float64",
-        "complex64",
-        "complex128",
-    ],
-    mode=["eager", "jit"],
+    dtype=ALL_NUMERIC,
+    mode=MODES,
 )
 def power_dtypes(ctx, dtype, mode):
     import jax.numpy as jnp

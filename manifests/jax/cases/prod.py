@@ -1,7 +1,7 @@
 """jax.numpy.prod: products over axes, integer overflow wraps, empty is one, gradient."""
 
 import numpy as np
-from _jaxhelp import reduction
+from _jaxhelp import BOOL, COMPLEX, FEW_INTS, FLOATS, MODES, reduction
 
 from portbench_runner.api import case, sweep
 
@@ -60,20 +60,8 @@ def prod_grad(ctx):
 # keep their ids.
 @sweep(
     "{dtype}-{mode}-sweep",
-    dtype=[
-        "bool",
-        "int8",
-        "int32",
-        "int64",
-        "uint8",
-        "float16",
-        "bfloat16",
-        "float32",
-        "float64",
-        "complex64",
-        "complex128",
-    ],
-    mode=["eager", "jit"],
+    dtype=BOOL + FEW_INTS + FLOATS + COMPLEX,
+    mode=MODES,
 )
 def prod_dtypes(ctx, dtype, mode):
     import jax.numpy as jnp

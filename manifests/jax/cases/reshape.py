@@ -1,6 +1,7 @@
 """jax.numpy.reshape: shapes with -1, orders C and F, Array.reshape, empty, jit, gradient."""
 
 import numpy as np
+from _jaxhelp import EVERY_DTYPE, MODES
 
 from portbench_runner.api import case, sweep
 
@@ -52,22 +53,8 @@ def reshape_grad(ctx):
 # Every dtype jnp.reshape moves (with a -1 dimension) on the CPU (exact), eager and under jax.jit; new names, so the cases above keep their ids.
 @sweep(
     "{dtype}-{mode}-sweep",
-    dtype=[
-        "bool",
-        "int8",
-        "int16",
-        "int32",
-        "int64",
-        "uint8",
-        "uint32",
-        "float16",
-        "bfloat16",
-        "float32",
-        "float64",
-        "complex64",
-        "complex128",
-    ],
-    mode=["eager", "jit"],
+    dtype=EVERY_DTYPE,
+    mode=MODES,
 )
 def reshape_dtypes(ctx, dtype, mode):
     import jax.numpy as jnp

@@ -4,8 +4,9 @@ import os
 import tempfile
 
 import numpy as np
+from _jaxhelp import EVERY_DTYPE
 
-from portbench_runner.api import case
+from portbench_runner.api import case, sweep
 
 
 @case("float32-2d", dtype="float32", shape=(64, 32))
@@ -38,3 +39,23 @@ def save_scalar(ctx):
         path = os.path.join(folder, "s.npy")
         ctx.measure(jnp.save, path, ctx.put(np.float32(3.5)))
         ctx.check_equal(np.load(path), np.float32(3.5))
+
+
+# Every dtype jnp.save writes on the CPU, as a matrix and as a 0-d array: NumPy reads the
+# same values and dtype back (bfloat16: 2-byte records viewed back as bfloat16). Saving is
+# host I/O, so there is no jit form; new names, so the cases above keep their ids.
+@sweep("{dtype}-{form}-sweep", dtype=EVERY_DTYPE, form=("matrix", "scalar"))
+def save_dtypes(ctx, dtype, form):
+    import jax.numpy as jnp
+    from _jaxhelp import draw, placed
+
+    arr, exact = placed(ctx, draw(ctx, (6, 5) if form == "matrix" else (), dtype, -9, 9), dtype)
+    with tempfile.TemporaryDirectory() as folder:
+        path = os.path.join(folder, "a.npy")
+        ctx.measure(jnp.save, path, arr)
+        loaded = np.load(path, allow_pickle=False)
+    if dtype == "bfloat16":
+        loaded = loaded.view(jnp.bfloat16)
+    ctx.check(str(loaded.dtype) == dtype, f"saved {dtype}, read back {loaded.dtype}", "type")
+    ctx.check(loaded.shape == exact.shape, f"shape {loaded.shape}, not {exact.shape}", "other")
+    ctx.check_equal(loaded.astype(exact.dtype), exact)

@@ -1,7 +1,7 @@
 """jax.lax.select: elementwise choice by a boolean predicate, dtypes, jit, gradient routing."""
 
 import numpy as np
-from _jaxhelp import draw, placed
+from _jaxhelp import EVERY_DTYPE, MODES, draw, placed
 
 from portbench_runner.api import case, sweep
 
@@ -39,22 +39,8 @@ def select_grad(ctx):
 # Every dtype lax.select picks from on the CPU (exact), eager and under jax.jit; new names, so the cases above keep their ids.
 @sweep(
     "{dtype}-{mode}-sweep",
-    dtype=[
-        "bool",
-        "int8",
-        "int16",
-        "int32",
-        "int64",
-        "uint8",
-        "uint32",
-        "float16",
-        "bfloat16",
-        "float32",
-        "float64",
-        "complex64",
-        "complex128",
-    ],
-    mode=["eager", "jit"],
+    dtype=EVERY_DTYPE,
+    mode=MODES,
 )
 def select_dtypes(ctx, dtype, mode):
     import jax

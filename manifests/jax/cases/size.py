@@ -1,8 +1,9 @@
 """jax.numpy.size: element counts of arrays, along axes, of scalars and Python sequences."""
 
 import numpy as np
+from _jaxhelp import EVERY_DTYPE, MODES
 
-from portbench_runner.api import case
+from portbench_runner.api import case, sweep
 
 
 @case("2d", shape=(6, 7))
@@ -35,3 +36,18 @@ def size_jit(ctx):
         np.full((2, 5), 10.0),
         dtype="float32",
     )
+
+
+# jnp.size of an array of every dtype (it reads the shape, never the values), eager and
+# under jax.jit (where it is a static Python int), whole and along an axis; new names, so
+# the cases above keep their ids.
+@sweep("{dtype}-{mode}-sweep", dtype=EVERY_DTYPE, mode=MODES)
+def size_dtypes(ctx, dtype, mode):
+    import jax.numpy as jnp
+    from _jaxhelp import draw, placed
+
+    x, _ = placed(ctx, draw(ctx, (3, 0, 5) if dtype == "bool" else (3, 4, 5), dtype, 0, 9), dtype)
+    want = 0 if dtype == "bool" else 60  # bool: an empty array, whose size is 0
+    # Under jit the sizes must be static: they are folded into the output's shape.
+    out = ctx.measure(ctx.in_mode(mode, lambda v: jnp.zeros((jnp.size(v), jnp.size(v, 2)))), x)
+    ctx.check(tuple(out.shape) == (want, 5), f"sizes {tuple(out.shape)}, not {(want, 5)}", "other")

@@ -1,6 +1,7 @@
 """jax.lax.slice_in_dim: start/limit/stride along one axis, negative axis, jit, gradient."""
 
 import numpy as np
+from _jaxhelp import EVERY_DTYPE, MODES
 
 from portbench_runner.api import case, sweep
 
@@ -34,22 +35,8 @@ def slice_in_dim_grad(ctx):
 # Every dtype lax.slice_in_dim slices (strided, axis 1) on the CPU (exact), eager and under jax.jit; new names, so the cases above keep their ids.
 @sweep(
     "{dtype}-{mode}-sweep",
-    dtype=[
-        "bool",
-        "int8",
-        "int16",
-        "int32",
-        "int64",
-        "uint8",
-        "uint32",
-        "float16",
-        "bfloat16",
-        "float32",
-        "float64",
-        "complex64",
-        "complex128",
-    ],
-    mode=["eager", "jit"],
+    dtype=EVERY_DTYPE,
+    mode=MODES,
 )
 def slice_in_dim_dtypes(ctx, dtype, mode):
     import jax

@@ -1,6 +1,7 @@
 """jax.numpy.sqrt: elementwise square root, eager and jitted, across dtypes and shapes."""
 
 import numpy as np
+from _jaxhelp import COMPLEX, FEW_INTS, FLOATS, GRAD_FLOATS, MODES
 
 from portbench_runner.api import case, sweep
 
@@ -47,19 +48,8 @@ def sqrt_grad(ctx):
 # keep their ids.
 @sweep(
     "{dtype}-{mode}-sweep",
-    dtype=[
-        "float16",
-        "bfloat16",
-        "float32",
-        "float64",
-        "complex64",
-        "complex128",
-        "int8",
-        "int32",
-        "int64",
-        "uint8",
-    ],
-    mode=["eager", "jit"],
+    dtype=FLOATS + COMPLEX + FEW_INTS,
+    mode=MODES,
 )
 def sqrt_dtypes(ctx, dtype, mode):
     import jax.numpy as jnp
@@ -78,7 +68,7 @@ def sqrt_dtypes(ctx, dtype, mode):
     )
 
 
-@sweep("grad-{dtype}-{mode}-sweep", dtype=["bfloat16", "float32", "float64"], mode=["eager", "jit"])
+@sweep("grad-{dtype}-{mode}-sweep", dtype=GRAD_FLOATS, mode=MODES)
 def sqrt_grad_dtypes(ctx, dtype, mode):
     import jax.numpy as jnp
     from _jaxhelp import swept_grad

@@ -1,6 +1,7 @@
 """jax.numpy.stack: along new axes (first, last, negative), dtypes, many inputs, gradient."""
 
 import numpy as np
+from _jaxhelp import EVERY_DTYPE, MODES
 
 from portbench_runner.api import case, sweep
 
@@ -41,22 +42,8 @@ def stack_grad(ctx):
 # Every dtype jnp.stack joins (three arrays on a new middle axis) on the CPU (exact), eager and under jax.jit; new names, so the cases above keep their ids.
 @sweep(
     "{dtype}-{mode}-sweep",
-    dtype=[
-        "bool",
-        "int8",
-        "int16",
-        "int32",
-        "int64",
-        "uint8",
-        "uint32",
-        "float16",
-        "bfloat16",
-        "float32",
-        "float64",
-        "complex64",
-        "complex128",
-    ],
-    mode=["eager", "jit"],
+    dtype=EVERY_DTYPE,
+    mode=MODES,
 )
 def stack_dtypes(ctx, dtype, mode):
     import jax.numpy as jnp

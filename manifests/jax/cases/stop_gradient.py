@@ -1,8 +1,9 @@
 """jax.lax.stop_gradient: identity forward, zero gradient, inside jit and nested structures."""
 
 import numpy as np
+from _jaxhelp import EVERY_DTYPE, GRAD_FLOATS, MODES
 
-from portbench_runner.api import case
+from portbench_runner.api import case, sweep
 
 
 @case("forward-is-identity")
@@ -39,3 +40,22 @@ def stop_gradient_tree(ctx):
     }
     out = ctx.measure(jax.lax.stop_gradient, tree)
     ctx.check_equal(out["b"][0], [0.0, 1.0])
+
+
+# Every dtype lax.stop_gradient passes through on the CPU (identity: exact, dtype kept),
+# eager and under jax.jit; new names, so the cases above keep their ids.
+@sweep("{dtype}-{mode}-sweep", dtype=EVERY_DTYPE, mode=MODES)
+def stop_gradient_dtypes(ctx, dtype, mode):
+    import jax
+    from _jaxhelp import swept_exact
+
+    swept_exact(ctx, jax.lax.stop_gradient, lambda v: v, dtype, mode)
+
+
+# In each float width the stopped term contributes nothing: d/dx sum(x*x + sg(x**3)) = 2x.
+@sweep("grad-{dtype}-{mode}-sweep", dtype=GRAD_FLOATS, mode=MODES)
+def stop_gradient_grad_dtypes(ctx, dtype, mode):
+    import jax
+    from _jaxhelp import swept_grad
+
+    swept_grad(ctx, lambda x: x * x + jax.lax.stop_gradient(x**3), lambda x: 2 * x, dtype, mode)

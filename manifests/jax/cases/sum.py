@@ -1,6 +1,7 @@
 """jax.numpy.sum: reductions over all and single axes, dtype promotion, empty inputs."""
 
 import numpy as np
+from _jaxhelp import BOOL, COMPLEX, FEW_INTS, FLOATS, GRAD_FLOATS, MODES
 
 from portbench_runner.api import case, sweep
 
@@ -50,20 +51,8 @@ def sum_bool(ctx):
 # new names, so the cases above keep their ids.
 @sweep(
     "{dtype}-{mode}-{form}-sweep",
-    dtype=[
-        "bool",
-        "int8",
-        "int32",
-        "int64",
-        "uint8",
-        "float16",
-        "bfloat16",
-        "float32",
-        "float64",
-        "complex64",
-        "complex128",
-    ],
-    mode=["eager", "jit"],
+    dtype=BOOL + FEW_INTS + FLOATS + COMPLEX,
+    mode=MODES,
     form=["axis1", "keepdims"],
 )
 def sum_dtypes(ctx, dtype, mode, form):
@@ -73,7 +62,7 @@ def sum_dtypes(ctx, dtype, mode, form):
     swept_reduction(ctx, jnp.sum, np.sum, dtype, mode, keepdims=form == "keepdims")
 
 
-@sweep("grad-{dtype}-{mode}-sweep", dtype=["bfloat16", "float32", "float64"], mode=["eager", "jit"])
+@sweep("grad-{dtype}-{mode}-sweep", dtype=GRAD_FLOATS, mode=MODES)
 def sum_grad_dtypes(ctx, dtype, mode):
     import jax.numpy as jnp
     from _jaxhelp import swept_grad

@@ -1,8 +1,14 @@
 """jax.numpy.linalg.svd: reconstruction, singular values, reduced and full matrices."""
 
 import numpy as np
+from _jaxhelp import COMPLEX, FLOATS_32_64, MODES
 
-from portbench_runner.api import case
+from portbench_runner.api import case, sweep
+
+# LAPACK has no half-precision kernels: JAX refuses float16 and bfloat16 on the CPU
+# ("Unsupported dtype"), so the sweeps below cover the dtypes it computes in, and int32,
+# which it promotes to float32.
+PROMOTED_INTS = ("int32",)
 
 
 @case("float32-square-64", dtype="float32", shape=(64, 64))
@@ -30,3 +36,47 @@ def svd_values(ctx):
     a = ctx.rng.standard_normal((32, 20)).astype("float32")
     s = ctx.measure(jnp.linalg.svd, ctx.put(a), compute_uv=False)
     ctx.check_close(s, np.linalg.svd(a.astype("float64"), compute_uv=False), rtol=1e-4, atol=1e-4)
+
+
+# Every dtype jnp.linalg.svd takes on the CPU, eager and under jax.jit, reduced and full:
+# singular values against NumPy's, U S Vh rebuilds A, U has orthonormal columns; new names,
+# so the cases above keep their ids.
+@sweep(
+    "{dtype}-{mode}-{form}-sweep",
+    dtype=FLOATS_32_64 + COMPLEX + PROMOTED_INTS,
+    mode=MODES,
+    form=("reduced", "full"),
+)
+def svd_dtypes(ctx, dtype, mode, form):
+    import jax.numpy as jnp
+    from _jaxhelp import draw, placed
+
+    a, exact = placed(ctx, draw(ctx, (10, 6), dtype, -4, 4), dtype)
+    full = form == "full"
+    fn = ctx.in_mode(mode, lambda m: jnp.linalg.svd(m, full_matrices=full))
+    u, s, vh = (np.asarray(ctx.to_numpy(t)) for t in ctx.measure(fn, a))
+    wide = "complex128" if u.dtype.kind == "c" else "float64"
+    u, s, vh = u.astype(wide), s.astype("float64"), vh.astype(wide)
+    ctx.check(u.shape == ((10, 10) if full else (10, 6)), f"U has shape {u.shape}", "other")
+    tol = 1e-10 if dtype in ("float64", "complex128") else 1e-4
+    top = np.linalg.svd(exact, compute_uv=False).max()
+    ctx.check_close(s, np.linalg.svd(exact, compute_uv=False), rtol=tol, atol=tol * top)
+    ctx.check_close(
+        u[:, :6] @ np.diag(s) @ vh[:6], exact, rtol=tol * 10, atol=tol * 10 * top, what="U S Vh"
+    )
+    ctx.check_close(u.conj().T @ u, np.eye(u.shape[1]), rtol=tol * 10, atol=tol * 10, what="U^H U")
+
+
+# d/dA of sum(singular values) is U Vh (distinct, nonzero singular values), in float32 and
+# float64 (no half-width kernels to differentiate).
+@sweep("grad-{dtype}-{mode}-sweep", dtype=FLOATS_32_64, mode=MODES)
+def svd_grad_dtypes(ctx, dtype, mode):
+    import jax
+    import jax.numpy as jnp
+    from _jaxhelp import check_swept, draw, placed
+
+    a, exact = placed(ctx, draw(ctx, (7, 5), dtype, -4, 4), dtype)
+    g = jax.grad(lambda m: jnp.sum(jnp.linalg.svd(m, compute_uv=False)))
+    out = ctx.measure(ctx.in_mode(mode, g), a)
+    u, _, vh = np.linalg.svd(exact, full_matrices=False)
+    check_swept(ctx, out, u @ vh, scale=50.0)

@@ -1,6 +1,7 @@
 """jax.lax.top_k: k largest values and their indices along the last axis, batches, jit."""
 
 import numpy as np
+from _jaxhelp import MODES, REAL_NUMERIC
 
 from portbench_runner.api import case, sweep
 
@@ -46,19 +47,8 @@ def top_k_jit(ctx):
 # values in order (indices are not compared: integer ties make them ambiguous); new names, so the cases above keep their ids.
 @sweep(
     "{dtype}-{mode}-sweep",
-    dtype=[
-        "int8",
-        "int16",
-        "int32",
-        "int64",
-        "uint8",
-        "uint32",
-        "float16",
-        "bfloat16",
-        "float32",
-        "float64",
-    ],
-    mode=["eager", "jit"],
+    dtype=REAL_NUMERIC,
+    mode=MODES,
 )
 def top_k_dtypes(ctx, dtype, mode):
     import jax

@@ -2,8 +2,9 @@
 on abstract inputs into a jaxpr that evaluates to the function's values."""
 
 import numpy as np
+from _jaxhelp import EVERY_DTYPE, np_dtype
 
-from portbench_runner.api import case
+from portbench_runner.api import case, sweep
 
 
 def _trace(ctx, fn, avals):
@@ -66,3 +67,30 @@ def trace_out_avals(ctx):
     )
     shapes = [tuple(v.aval.shape) for v in jaxpr.outvars]
     ctx.check(shapes == [(5, 3), (5,)], f"output shapes {shapes}")
+
+
+# Tracing on abstract inputs of every dtype: the jaxpr's output aval keeps the dtype and
+# the jaxpr evaluates to the function's values (transpose-and-flip: exact); new names, so
+# the cases above keep their ids.
+@sweep("{dtype}-sweep", dtype=EVERY_DTYPE)
+def trace_dtypes(ctx, dtype):
+    import jax.numpy as jnp
+    from _jaxhelp import draw, placed
+
+    want_dtype = np_dtype(dtype)
+    jaxpr, consts = ctx.measure(
+        _trace, ctx, lambda x: (jnp.flip(x.T, axis=0),), [_aval(ctx, (3, 5), want_dtype)]
+    )
+    aval = jaxpr.outvars[0].aval
+    ctx.check(
+        tuple(aval.shape) == (5, 3) and np.dtype(aval.dtype) == want_dtype,
+        f"output aval {aval}",
+        "type",
+    )
+    x, exact = placed(ctx, draw(ctx, (3, 5), dtype, 0, 9), dtype)
+    core = ctx.require("jax._src.core")
+    out = core.eval_jaxpr(jaxpr, consts, x)[0]
+    ctx.check_equal(
+        np.asarray(ctx.to_numpy(out)),
+        np.flip(exact.T, axis=0).astype(np.asarray(ctx.to_numpy(x)).dtype),
+    )

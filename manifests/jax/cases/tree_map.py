@@ -1,8 +1,9 @@
 """jax.tree_util.tree_map: maps over leaves of nested containers, several trees, is_leaf, None."""
 
 import numpy as np
+from _jaxhelp import EVERY_DTYPE, MODES
 
-from portbench_runner.api import case
+from portbench_runner.api import case, sweep
 
 
 @case("nested-arrays")
@@ -51,3 +52,22 @@ def tree_map_many(ctx):
     tree = [{"a": i, "b": [i, i + 1]} for i in range(10_000)]
     out = ctx.measure(jax.tree_util.tree_map, lambda x: x + 1, tree)
     ctx.check(out[9_999] == {"a": 10_000, "b": [10_000, 10_001]}, "wrong last element")
+
+
+# tree_map over nested containers whose leaves are arrays of every dtype, eager and inside
+# jax.jit (the tree is the jitted function's argument); the mapped function reverses each
+# leaf, which is exact and keeps the dtype; new names, so the cases above keep their ids.
+@sweep("{dtype}-{mode}-sweep", dtype=EVERY_DTYPE, mode=MODES)
+def tree_map_dtypes(ctx, dtype, mode):
+    import jax
+    from _jaxhelp import draw, out_dtype, placed
+
+    leaves = [placed(ctx, draw(ctx, shape, dtype, 0, 9), dtype) for shape in ((4,), (2, 3), ())]
+    tree = {"a": leaves[0][0], "b": [leaves[1][0], (leaves[2][0],)]}
+    fn = ctx.in_mode(mode, lambda t: jax.tree_util.tree_map(lambda x: x[::-1] if x.ndim else x, t))
+    out = ctx.measure(fn, tree)
+    for got, (_, exact) in zip((out["a"], out["b"][0], out["b"][1][0]), leaves):
+        ctx.check(
+            out_dtype(ctx, got) == dtype, f"a {dtype} leaf came back {out_dtype(ctx, got)}", "type"
+        )
+        ctx.check_equal(got, (exact[::-1] if exact.ndim else exact).astype(out_dtype(ctx, got)))

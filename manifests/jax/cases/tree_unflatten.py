@@ -3,8 +3,9 @@
 import collections
 
 import numpy as np
+from _jaxhelp import EVERY_DTYPE, MODES
 
-from portbench_runner.api import case
+from portbench_runner.api import case, sweep
 
 Point = collections.namedtuple("Point", "x y")
 
@@ -46,3 +47,23 @@ def unflatten_wrong_count(ctx):
         return False
 
     ctx.check(ctx.measure(attempt), "unflatten accepted 2 leaves for a 3-leaf treedef")
+
+
+# tree_unflatten rebuilding a namedtuple and dict around array leaves of every dtype, eager
+# and inside jax.jit (the rebuilt tree is the jitted function's output); new names, so the
+# cases above keep their ids.
+@sweep("{dtype}-{mode}-sweep", dtype=EVERY_DTYPE, mode=MODES)
+def tree_unflatten_dtypes(ctx, dtype, mode):
+    import jax
+    from _jaxhelp import draw, out_dtype, placed
+
+    _, treedef = jax.tree_util.tree_flatten(Point(0, {"k": [0, 0]}))
+    leaves = [placed(ctx, draw(ctx, shape, dtype, 0, 9), dtype) for shape in ((3,), (2, 2), ())]
+    fn = ctx.in_mode(mode, lambda ls: jax.tree_util.tree_unflatten(treedef, ls))
+    out = ctx.measure(fn, [arr for arr, _ in leaves])
+    ctx.check(isinstance(out, Point) and isinstance(out.y, dict), f"rebuilt {out!r}", "other")
+    for got, (_, exact) in zip((out.x, out.y["k"][0], out.y["k"][1]), leaves):
+        ctx.check(
+            out_dtype(ctx, got) == dtype, f"a {dtype} leaf came back {out_dtype(ctx, got)}", "type"
+        )
+        ctx.check_equal(got, exact.astype(out_dtype(ctx, got)))

@@ -1,6 +1,7 @@
 """jax.numpy.tril: lower triangle with offsets k, batches, non-square, dtypes, gradient."""
 
 import numpy as np
+from _jaxhelp import EVERY_DTYPE, MODES
 
 from portbench_runner.api import case, sweep
 
@@ -45,22 +46,8 @@ def tril_grad(ctx):
 # new names, so the cases above keep their ids.
 @sweep(
     "{dtype}-{mode}-sweep",
-    dtype=[
-        "bool",
-        "int8",
-        "int16",
-        "int32",
-        "int64",
-        "uint8",
-        "uint32",
-        "float16",
-        "bfloat16",
-        "float32",
-        "float64",
-        "complex64",
-        "complex128",
-    ],
-    mode=["eager", "jit"],
+    dtype=EVERY_DTYPE,
+    mode=MODES,
 )
 def tril_dtypes(ctx, dtype, mode):
     import jax.numpy as jnp

@@ -1,8 +1,9 @@
 """jax.numpy.tril_indices_from: indices of the lower triangle of a given array, offsets k."""
 
 import numpy as np
+from _jaxhelp import EVERY_DTYPE, MODES
 
-from portbench_runner.api import case
+from portbench_runner.api import case, sweep
 
 
 @case("square-k0", shape=(6, 6), k=0)
@@ -28,3 +29,18 @@ def tril_indices_from_gather(ctx):
     arr = ctx.put(a)
     idx = ctx.measure(jnp.tril_indices_from, arr)
     ctx.check_equal(arr[idx], a[np.tril_indices(4)])
+
+
+# tril_indices_from of an array of every dtype (only its shape matters), eager and under
+# jax.jit (the shape is static there), with an offset; new names, so the cases above keep
+# their ids.
+@sweep("{dtype}-{mode}-sweep", dtype=EVERY_DTYPE, mode=MODES)
+def tril_indices_from_dtypes(ctx, dtype, mode):
+    import jax.numpy as jnp
+    from _jaxhelp import draw, placed
+
+    x, _ = placed(ctx, draw(ctx, (5, 7), dtype, 0, 9), dtype)
+    rows, cols = ctx.measure(ctx.in_mode(mode, lambda v: jnp.tril_indices_from(v, k=1)), x)
+    want_rows, want_cols = np.tril_indices(5, 1, 7)
+    ctx.check_equal(rows, want_rows)
+    ctx.check_equal(cols, want_cols)

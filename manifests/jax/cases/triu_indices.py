@@ -1,8 +1,9 @@
 """jax.numpy.triu_indices: upper-triangle indices for n, offsets k, rectangular m."""
 
 import numpy as np
+from _jaxhelp import MODES
 
-from portbench_runner.api import case
+from portbench_runner.api import case, sweep
 
 
 @case("n5-k0", n=5, k=0)
@@ -29,3 +30,32 @@ def triu_indices_jit(ctx):
     f = jax.jit(lambda a: a[jnp.triu_indices(3)])
     a = np.arange(9, dtype="float32").reshape(3, 3)
     ctx.check_equal(ctx.measure(f, ctx.put(a)), a[np.triu_indices(3)])
+
+
+# triu_indices takes no dtype (only sizes and an offset): its forms, eager and under
+# jax.jit (sizes are static Python ints there), against numpy.triu_indices; new names, so the
+# cases above keep their ids.
+FORMS = {
+    "square-k1": (6, 1, None),
+    "square-k-minus2": (6, -2, None),
+    "wide-k-minus1": (3, -1, 8),
+    "tall-k2": (8, 2, 3),
+    "n0": (0, 0, None),
+    "k-past-end": (4, 5, None),
+}
+
+
+@sweep(
+    "{form}-{mode}-sweep",
+    form=("square-k1", "square-k-minus2", "wide-k-minus1", "tall-k2", "n0", "k-past-end"),
+    mode=MODES,
+)
+def triu_indices_forms(ctx, form, mode):
+    import jax.numpy as jnp
+
+    n, k, m = FORMS[form]
+    with ctx.on_device():
+        rows, cols = ctx.measure(ctx.in_mode(mode, lambda: jnp.triu_indices(n, k, m)))
+    want_rows, want_cols = np.triu_indices(n, k, m)
+    ctx.check_equal(rows, want_rows)
+    ctx.check_equal(cols, want_cols)

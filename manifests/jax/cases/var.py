@@ -1,7 +1,7 @@
 """jax.numpy.var: population and sample variance (ddof), axes, dtypes, gradient."""
 
 import numpy as np
-from _jaxhelp import reduction
+from _jaxhelp import COMPLEX, FEW_INTS, FLOATS, MODES, reduction
 
 from portbench_runner.api import case, sweep
 
@@ -49,19 +49,8 @@ def var_grad(ctx):
 # variance), eager and under jax.jit, over an axis; new names, so the cases above keep their ids.
 @sweep(
     "{dtype}-{mode}-sweep",
-    dtype=[
-        "int8",
-        "int32",
-        "int64",
-        "uint8",
-        "float16",
-        "bfloat16",
-        "float32",
-        "float64",
-        "complex64",
-        "complex128",
-    ],
-    mode=["eager", "jit"],
+    dtype=FEW_INTS + FLOATS + COMPLEX,
+    mode=MODES,
 )
 def var_dtypes(ctx, dtype, mode):
     import jax.numpy as jnp

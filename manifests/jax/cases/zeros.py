@@ -1,6 +1,7 @@
 """jax.numpy.zeros: shapes (scalar, empty, large), dtypes, placement on the device, jit."""
 
 import numpy as np
+from _jaxhelp import EVERY_DTYPE, MODES
 
 from portbench_runner.api import case, sweep
 
@@ -35,22 +36,8 @@ def zeros_jit(ctx):
 # Every dtype jnp.zeros makes on the CPU, eager and under jax.jit; new names, so the cases above keep their ids.
 @sweep(
     "{dtype}-{mode}-sweep",
-    dtype=[
-        "bool",
-        "int8",
-        "int16",
-        "int32",
-        "int64",
-        "uint8",
-        "uint32",
-        "float16",
-        "bfloat16",
-        "float32",
-        "float64",
-        "complex64",
-        "complex128",
-    ],
-    mode=["eager", "jit"],
+    dtype=EVERY_DTYPE,
+    mode=MODES,
 )
 def zeros_dtypes(ctx, dtype, mode):
     import jax.numpy as jnp
