@@ -71,3 +71,46 @@ def seeded(ctx):
     import torch
 
     torch.manual_seed(ctx.seed)
+
+
+# --- widening (torch-b) ---
+# Shared sweep axes: literal tuples, so the host can read them with ast (add tuples to tuples).
+FLOAT_DTYPES = ("float16", "bfloat16", "float32", "float64")
+COMPLEX_DTYPES = ("complex64", "complex128")
+INT_DTYPES = ("int8", "int16", "int32", "int64", "uint8")
+MODES = ("eager", "compiled")
+
+
+def is_exact(dtype):
+    """Integers and bool compare exactly (and wrap like the dtype); floats within a tolerance."""
+    return dtype == "bool" or dtype.startswith(("int", "uint"))
+
+
+def tol(dtype, scale=1.0):
+    """(rtol, atol) for `dtype` from RTOL, scaled (reductions and chained ops round more)."""
+    r = RTOL.get(dtype, 0.0) * scale
+    return {"rtol": r, "atol": r}
+
+
+def torch_dtype(name):
+    import torch
+
+    return getattr(torch, name)
+
+
+def param_values(dtype, values):
+    """Host values as `dtype` rounds them (bfloat16 via torch), in float64 for references."""
+    import torch
+
+    t = torch.tensor(np.asarray(values, dtype="float64")).to(torch_dtype(dtype))
+    return t.to(torch.float64).numpy()
+
+
+def gradcheck(ctx, fn, *inputs):
+    """torch.autograd.gradcheck of fn at float64 host inputs placed on the device; the measured
+    call is the check itself (finite differences against autograd)."""
+    import torch
+
+    tensors = [ctx.put(np.asarray(x, dtype="float64"), requires_grad=True) for x in inputs]
+    ok = ctx.measure(torch.autograd.gradcheck, fn, tuple(tensors), eps=1e-6, atol=1e-5, warm=False)
+    ctx.check(bool(ok), "autograd disagrees with finite differences")
