@@ -114,3 +114,17 @@ def gradcheck(ctx, fn, *inputs):
     tensors = [ctx.put(np.asarray(x, dtype="float64"), requires_grad=True) for x in inputs]
     ok = ctx.measure(torch.autograd.gradcheck, fn, tuple(tensors), eps=1e-6, atol=1e-5, warm=False)
     ctx.check(bool(ok), "autograd disagrees with finite differences")
+
+
+def bf16_round(x):
+    """float32 values rounded to bfloat16 (nearest, ties to even) in NumPy, as float64."""
+    bits = np.asarray(x, dtype="float32").view("uint32").astype("uint64")
+    bits = (bits + 0x7FFF + ((bits >> 16) & 1)) & 0xFFFF0000
+    return bits.astype("uint32").view("float32").astype("float64")
+
+
+def quarters(x):
+    """Values floored to quarter steps: exact in every float width (bfloat16 too) below 64."""
+    if x.dtype.kind == "c":
+        return (np.floor(x.real * 4) / 4 + 1j * (np.floor(x.imag * 4) / 4)).astype(x.dtype)
+    return (np.floor(x * 4) / 4).astype(x.dtype)
