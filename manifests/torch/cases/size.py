@@ -82,7 +82,7 @@ def size_forms(ctx, form):
         def attempt():
             try:
                 x.size("0")
-            except TypeError:
+            except (TypeError, RuntimeError):  # 1.12 reads a string as a dimension name
                 return True
             return False
 
