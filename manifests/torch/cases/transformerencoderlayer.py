@@ -3,7 +3,7 @@
 
 import numpy as np
 from _attention import attention, encoder_layer, layer_norm
-from _torchhelp import FLOAT_DTYPES, MODES, gradcheck, param_values, tol
+from _torchhelp import FLOAT_DTYPES, MODES, NET_TOL, gradcheck, param_values
 
 from portbench_runner.api import case, sweep
 
@@ -102,7 +102,7 @@ def encoder_layer_dtypes(ctx, dtype, norm, mode):
         _pre_norm(x_h, params, 4, relu) if norm == "pre-norm" else encoder_layer(x_h, params, 4)
     )
     # Two matmul blocks, a softmax and two layer norms: allow many roundings of the dtype.
-    ctx.check_close(out, expected, **tol(dtype, 200 if dtype in ("float16", "bfloat16") else 50))
+    ctx.check_close(out, expected, rtol=NET_TOL[dtype], atol=NET_TOL[dtype])
 
 
 @sweep(
