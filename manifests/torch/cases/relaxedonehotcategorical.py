@@ -88,7 +88,9 @@ def relaxed_dtypes(ctx, dtype, param):
     temperature, param_t = ctx.put(np.array(0.8), dtype=dtype), ctx.put(value, dtype=dtype)
 
     def build():
-        return RelaxedOneHotCategorical(temperature, **{param: param_t})
+        # validate_args explicitly: torch.compile's first use turns the global default off
+        # (torch/_dynamo/eval_frame.py), so the default depends on which cases ran before.
+        return RelaxedOneHotCategorical(temperature, validate_args=True, **{param: param_t})
 
     # Construction is timed with the draw: in a dtype it cannot take, it is what fails.
     samples = ctx.measure(lambda: build().rsample((2000,)))
