@@ -71,3 +71,65 @@ def seeded(ctx):
     import torch
 
     torch.manual_seed(ctx.seed)
+
+
+# --- widening (torch-b) ---
+# Shared sweep axes: literal tuples, so the host can read them with ast (add tuples to tuples).
+FLOAT_DTYPES = ("float16", "bfloat16", "float32", "float64")
+COMPLEX_DTYPES = ("complex64", "complex128")
+INT_DTYPES = ("int8", "int16", "int32", "int64", "uint8")
+MODES = ("eager", "compiled")
+
+
+def is_exact(dtype):
+    """Integers and bool compare exactly (and wrap like the dtype); floats within a tolerance."""
+    return dtype == "bool" or dtype.startswith(("int", "uint"))
+
+
+def tol(dtype, scale=1.0):
+    """(rtol, atol) for `dtype` from RTOL, scaled (reductions and chained ops round more)."""
+    r = RTOL.get(dtype, 0.0) * scale
+    return {"rtol": r, "atol": r}
+
+
+def torch_dtype(name):
+    import torch
+
+    return getattr(torch, name)
+
+
+def param_values(dtype, values):
+    """Host values as `dtype` rounds them (bfloat16 via torch), in float64 for references."""
+    import torch
+
+    t = torch.tensor(np.asarray(values, dtype="float64")).to(torch_dtype(dtype))
+    return t.to(torch.float64).numpy()
+
+
+def gradcheck(ctx, fn, *inputs):
+    """torch.autograd.gradcheck of fn at float64 host inputs placed on the device; the measured
+    call is the check itself (finite differences against autograd)."""
+    import torch
+
+    tensors = [ctx.put(np.asarray(x, dtype="float64"), requires_grad=True) for x in inputs]
+    ok = ctx.measure(torch.autograd.gradcheck, fn, tuple(tensors), eps=1e-6, atol=1e-5, warm=False)
+    ctx.check(bool(ok), "autograd disagrees with finite differences")
+
+
+def bf16_round(x):
+    """float32 values rounded to bfloat16 (nearest, ties to even) in NumPy, as float64."""
+    bits = np.asarray(x, dtype="float32").view("uint32").astype("uint64")
+    bits = (bits + 0x7FFF + ((bits >> 16) & 1)) & 0xFFFF0000
+    return bits.astype("uint32").view("float32").astype("float64")
+
+
+def quarters(x):
+    """Values floored to quarter steps: exact in every float width (bfloat16 too) below 64."""
+    if x.dtype.kind == "c":
+        return (np.floor(x.real * 4) / 4 + 1j * (np.floor(x.imag * 4) / 4)).astype(x.dtype)
+    return (np.floor(x * 4) / 4).astype(x.dtype)
+
+
+#: (rtol = atol) for small networks whose outputs are O(1) (layer norms, gates): a few
+#: roundings of the dtype per layer, not the elementwise tolerance.
+NET_TOL = {"float16": 1e-2, "bfloat16": 6e-2, "float32": 1e-4, "float64": 1e-9}

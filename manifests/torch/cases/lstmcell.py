@@ -1,8 +1,9 @@
 """torch.nn.LSTMCell: one step against the documented gate equations, batches, no bias, grads."""
 
 import numpy as np
+from _torchhelp import FLOAT_DTYPES, MODES, NET_TOL, gradcheck, param_values
 
-from portbench_runner.api import case
+from portbench_runner.api import case, sweep
 
 
 def _sigmoid(z):
@@ -66,3 +67,103 @@ def lstmcell_default_state(ctx):
             ),
         )
     ctx.check_close(h_default, ctx.to_numpy(h_zero), dtype="float32")
+
+
+def _cell_reference(ctx, cell, x, h, c):
+    """The gate equations in float64 from the cell's parameters and the device's inputs."""
+    p = {n: ctx.to_numpy(t).astype("float64") for n, t in cell.named_parameters()}
+    hidden = p["weight_hh"].shape[1]
+    zeros = np.zeros(4 * hidden)
+    host = [np.asarray(ctx.to_numpy(t)).astype("float64") for t in (x, h, c)]
+    return _reference(
+        *host, p["weight_ih"], p["weight_hh"], p.get("bias_ih", zeros), p.get("bias_hh", zeros)
+    )
+
+
+# Every float dtype LSTMCell runs in on the CPU, eager and compiled, with and without bias.
+@sweep(
+    "{dtype}-{bias}-{mode}-sweep",
+    dtype=FLOAT_DTYPES,
+    bias=["bias", "no-bias"],
+    mode=MODES,
+    exclude=[{"bias": "no-bias", "mode": "compiled"}],  # compiling costs seconds a case
+)
+def lstmcell_dtypes(ctx, dtype, bias, mode):
+    import torch
+
+    torch.manual_seed(ctx.seed)
+    dt = getattr(torch, dtype)
+    cell = torch.nn.LSTMCell(8, 12, bias=bias == "bias").to(device=ctx.device, dtype=dt)
+    x, h, c = (
+        ctx.put(param_values(dtype, ctx.rng.standard_normal(s)), dtype=dtype)
+        for s in ((5, 8), (5, 12), (5, 12))
+    )
+    with torch.no_grad():
+        h2, c2 = ctx.measure(ctx.in_mode(mode, cell), x, (h, c))
+    ctx.check(h2.dtype == dt and c2.dtype == dt, f"LSTMCell returned {h2.dtype}, {c2.dtype}")
+    ref_h, ref_c = _cell_reference(ctx, cell, x, h, c)
+    # Gates sum 20 products and pass through sigmoid/tanh: a few roundings of the dtype.
+    r = NET_TOL[dtype]
+    ctx.check_close(h2, ref_h, rtol=r, atol=r, what="h")
+    ctx.check_close(c2, ref_c, rtol=r, atol=r, what="c")
+
+
+@sweep("{form}-form", form=["unbatched", "zero-batch", "non-contiguous", "chained-steps"])
+def lstmcell_forms(ctx, form):
+    import torch
+
+    torch.manual_seed(ctx.seed)
+    cell = torch.nn.LSTMCell(6, 4).to(device=ctx.device, dtype=torch.float64)
+    x_np = ctx.rng.standard_normal((3, 6))
+    zeros = np.zeros((3, 4))
+    with torch.no_grad():
+        if form == "unbatched":
+            if not ctx.version_at_least("1.11"):
+                ctx.skip(f"unbatched (1-d) LSTMCell inputs arrived in torch 1.11 ({ctx.version})")
+            # A 1-d input is one sample: the state comes back 1-d.
+            h2, c2 = ctx.measure(cell, ctx.put(x_np[0]))
+            ctx.check(tuple(h2.shape) == (4,), f"unbatched h has shape {tuple(h2.shape)}")
+            ref_h, ref_c = _cell_reference(
+                ctx, cell, ctx.put(x_np[:1]), ctx.put(zeros[:1]), ctx.put(zeros[:1])
+            )
+            ref_h, ref_c = ref_h[0], ref_c[0]
+        elif form == "zero-batch":
+            h2, c2 = ctx.measure(cell, ctx.put(np.zeros((0, 6))))
+            ref_h, ref_c = np.zeros((0, 4)), np.zeros((0, 4))
+        elif form == "non-contiguous":
+            wide = ctx.put(ctx.rng.standard_normal((6, 3))).t()  # (3, 6) with strides (1, 3)
+            ctx.check(not wide.is_contiguous(), "the input is a non-contiguous view", "other")
+            h2, c2 = ctx.measure(cell, wide)
+            zero = ctx.put(zeros)
+            ref_h, ref_c = _cell_reference(ctx, cell, wide, zero, zero)
+        else:
+            # Three steps feeding the state back agree with the reference applied three times.
+            xs = [ctx.put(ctx.rng.standard_normal((3, 6))) for _ in range(3)]
+
+            def run():
+                state = None
+                for x in xs:
+                    state = cell(x, state)
+                return state
+
+            h2, c2 = ctx.measure(run)
+            h, c = ctx.put(zeros), ctx.put(zeros)
+            for x in xs:
+                ref_h, ref_c = _cell_reference(ctx, cell, x, h, c)
+                h, c = ctx.put(ref_h), ctx.put(ref_c)
+    ctx.check_close(h2, ref_h, dtype="float64", what="h")
+    ctx.check_close(c2, ref_c, dtype="float64", what="c")
+
+
+@case("gradcheck-float64")
+def lstmcell_gradcheck(ctx):
+    import torch
+
+    torch.manual_seed(ctx.seed)
+    cell = torch.nn.LSTMCell(3, 2).to(device=ctx.device, dtype=torch.float64)
+
+    def fn(x, h, c):
+        h2, c2 = cell(x, (h, c))
+        return h2, c2
+
+    gradcheck(ctx, fn, *(ctx.rng.standard_normal(s) for s in ((2, 3), (2, 2), (2, 2))))

@@ -1,9 +1,9 @@
 """torch.lt: elementwise less-than across dtypes, broadcasting, scalars, nan."""
 
 import numpy as np
-from _torchhelp import draw, placed
+from _torchhelp import FLOAT_DTYPES, INT_DTYPES, MODES, draw, placed
 
-from portbench_runner.api import case
+from portbench_runner.api import case, sweep
 
 
 @case("float32", dtype="float32")
@@ -37,3 +37,78 @@ def lt_nan(ctx):
     ctx.check_equal(
         ctx.measure(torch.lt, x, ctx.put(np.array([1.0, np.nan], dtype="float32"))), [False, False]
     )
+
+
+# Every real dtype torch.lt compares on the CPU, eager and under torch.compile; complex has no
+# order (a case below asserts the refusal).
+@sweep(
+    "{dtype}-{mode}-sweep",
+    dtype=FLOAT_DTYPES + INT_DTYPES + ("bool",),
+    mode=MODES,
+)
+def lt_dtypes(ctx, dtype, mode):
+    import torch
+
+    a, a_h = placed(ctx, draw(ctx, (257,), dtype, 0, 6), dtype)
+    b, b_h = placed(ctx, draw(ctx, (257,), dtype, 0, 6), dtype)
+    out = ctx.measure(ctx.in_mode(mode, torch.lt), a, b)
+    ctx.check(out.dtype == torch.bool, f"lt returned {out.dtype}")
+    ctx.check_equal(out, a_h < b_h)
+
+
+@case("complex-refused")
+def lt_complex(ctx):
+    import torch
+
+    z = ctx.put(np.array([1 + 1j, 2 - 1j], dtype="complex64"))
+
+    def attempt():
+        try:
+            torch.lt(z, z)
+        except RuntimeError:
+            return True
+        return False
+
+    ctx.check(ctx.measure(attempt), "complex numbers were ordered by lt", "other")
+
+
+@sweep(
+    "{form}-form",
+    form=["out", "in-place", "non-contiguous", "broadcast", "mixed-int-float", "empty", "0d"],
+)
+def lt_forms(ctx, form):
+    import torch
+
+    a_np = ctx.rng.integers(-4, 4, size=(6, 8)).astype("float32")
+    b_np = ctx.rng.integers(-4, 4, size=(6, 8)).astype("float32")
+    a, b = ctx.put(a_np), ctx.put(b_np)
+    if form == "out":
+        buf = ctx.put(np.zeros((6, 8), dtype=bool))
+        ctx.measure(torch.lt, a, b, out=buf, warm=False)
+        out, expected = buf, a_np < b_np
+    elif form == "in-place":
+        # lt_ keeps the input's dtype: 1.0 where true, 0.0 where false.
+        out = ctx.measure(a.lt_, b, warm=False)
+        ctx.check(out.dtype == torch.float32, f"lt_ changed the dtype to {out.dtype}")
+        expected = (a_np < b_np).astype("float32")
+    elif form == "non-contiguous":
+        view = a.t()
+        ctx.check(not view.is_contiguous(), "the input is a non-contiguous view", "other")
+        out, expected = ctx.measure(torch.lt, view, b.t()), (a_np < b_np).T
+    elif form == "broadcast":
+        # (6, 1) against (1, 8): an outer comparison, (6, 8).
+        col, row = a_np[:, :1], b_np[:1]
+        out, expected = ctx.measure(torch.lt, ctx.put(col), ctx.put(row)), col < row
+    elif form == "mixed-int-float":
+        # int64 against float32 promotes to float32: 1 < 1.5 holds, 2 < 1.5 does not.
+        ints = ctx.put(a_np.astype("int64"))
+        halves = b_np + 0.5
+        out, expected = ctx.measure(torch.lt, ints, ctx.put(halves)), a_np < halves
+    elif form == "empty":
+        e = ctx.put(np.zeros((0, 8), dtype="float32"))
+        out, expected = ctx.measure(torch.lt, e, e), np.zeros((0, 8), dtype=bool)
+    else:
+        # A 0-d tensor broadcasts like a scalar and keeps the other operand's dtype.
+        out = ctx.measure(torch.lt, a, ctx.put(np.array(0.5, dtype="float64")))
+        expected = a_np < 0.5
+    ctx.check_equal(out, expected)

@@ -2,8 +2,9 @@
 optimizers, move with .to(), and None registers an absent parameter."""
 
 import numpy as np
+from _torchhelp import COMPLEX_DTYPES, FLOAT_DTYPES, draw, placed
 
-from portbench_runner.api import case
+from portbench_runner.api import case, sweep
 
 
 @case("listed-and-in-state-dict")
@@ -41,3 +42,100 @@ def register_parameter_none(ctx):
     ctx.check(
         module.bias is None and len(list(module.parameters())) == 0, "None parameter is listed"
     )
+
+
+# A registered parameter of each float and complex dtype is listed, saved, differentiated and
+# trained in its own dtype: one SGD step must give w - lr * dL/dw.
+@sweep("{dtype}-sweep", dtype=FLOAT_DTYPES + COMPLEX_DTYPES)
+def register_parameter_dtypes(ctx, dtype):
+    import torch
+
+    module = torch.nn.Module()
+    w, w_h = placed(ctx, draw(ctx, (8,), dtype, -2, 2), dtype)
+    p = torch.nn.Parameter(w)
+    ctx.measure(module.register_parameter, "w", p, warm=False)
+    ctx.check(dict(module.named_parameters()) == {"w": p}, "w is not the module's parameter")
+    ctx.check(module.state_dict()["w"].dtype == p.dtype, "state_dict changed the dtype")
+    c, c_h = placed(ctx, draw(ctx, (8,), dtype, -1, 1), dtype)
+    opt = torch.optim.SGD(module.parameters(), lr=0.25)
+    loss = (module.w * c).real.sum() if dtype.startswith("complex") else (module.w * c).sum()
+    loss.backward()
+    opt.step()
+    # For a real loss of complex w, autograd gives dL/dre + i dL/dim = conj(c).
+    grad = np.conj(c_h) if dtype.startswith("complex") else c_h
+    r = {"float16": 4e-3, "bfloat16": 2e-2}.get(dtype, 1e-6)
+    ctx.check_close(module.w.detach(), w_h - 0.25 * grad, rtol=r, atol=r)
+
+
+@sweep(
+    "{form}-form",
+    form=[
+        "dotted-name-refused",
+        "empty-name-refused",
+        "existing-attribute-refused",
+        "plain-tensor-refused",
+        "before-init-refused",
+        "replaces-parameter",
+        "frozen-not-trained",
+        "integer-frozen-parameter",
+        "moves-with-to",
+    ],
+)
+def register_parameter_forms(ctx, form):
+    import torch
+
+    module = torch.nn.Module()
+    one = torch.nn.Parameter(torch.ones(2, device=ctx.device))
+    refusals = {
+        "dotted-name-refused": (lambda: module.register_parameter("a.b", one), KeyError),
+        "empty-name-refused": (lambda: module.register_parameter("", one), KeyError),
+        "existing-attribute-refused": (
+            lambda: module.register_parameter("training", one),
+            KeyError,
+        ),
+        "plain-tensor-refused": (
+            lambda: module.register_parameter("t", torch.ones(2, device=ctx.device)),
+            TypeError,
+        ),
+        "before-init-refused": (
+            lambda: type("Early", (torch.nn.Module,), {"__init__": _early_init})(one),
+            AttributeError,
+        ),
+    }
+    if form in refusals:
+        fn, error = refusals[form]
+
+        def attempt():
+            try:
+                fn()
+            except error:
+                return True
+            return False
+
+        ctx.check(ctx.measure(attempt), f"{form}: register_parameter did not raise", "other")
+        ctx.check(len(list(module.parameters())) == 0, "a refused parameter was registered")
+        return
+    if form == "replaces-parameter":
+        module.register_parameter("w", one)
+        two = torch.nn.Parameter(torch.full((3,), 2.0, device=ctx.device))
+        ctx.measure(module.register_parameter, "w", two, warm=False)
+        ctx.check(module.w is two and len(list(module.parameters())) == 1, "w was not replaced")
+    elif form == "frozen-not-trained":
+        frozen = torch.nn.Parameter(torch.ones(2, device=ctx.device), requires_grad=False)
+        ctx.measure(module.register_parameter, "w", frozen, warm=False)
+        ctx.check(list(module.parameters()) == [frozen], "frozen parameter not listed")
+        ctx.check(not module.w.requires_grad, "the parameter requires grad")
+    elif form == "integer-frozen-parameter":
+        ints = torch.nn.Parameter(torch.arange(3, device=ctx.device), requires_grad=False)
+        ctx.measure(module.register_parameter, "steps", ints, warm=False)
+        ctx.check_equal(module.state_dict()["steps"], [0, 1, 2])
+    else:
+        ctx.measure(module.register_parameter, "w", one, warm=False)
+        module.to(torch.float64)
+        ctx.check(module.w.dtype == torch.float64, f"to(float64) left w as {module.w.dtype}")
+        ctx.check(isinstance(module.w, torch.nn.Parameter), "to() lost the Parameter")
+
+
+def _early_init(self, p):
+    # Registering before Module.__init__ has run: no _parameters dict exists yet.
+    self.register_parameter("w", p)

@@ -4,8 +4,9 @@ reparameterized gradients, log_prob against the Gumbel-softmax density."""
 import math
 
 import numpy as np
+from _torchhelp import FLOAT_DTYPES, MODES, gradcheck
 
-from portbench_runner.api import case
+from portbench_runner.api import case, sweep
 
 
 @case("samples-on-simplex")
@@ -60,3 +61,119 @@ def relaxed_log_prob(ctx):
         - k * math.log(np.sum(p * y**-t))
     )
     ctx.check_close(out, expected, dtype="float64", rtol=1e-9, atol=1e-9)
+
+
+def _density(t, p, y):
+    """log density of the Gumbel-softmax (concrete) distribution at y, in float64."""
+    k = len(p)
+    return (
+        math.lgamma(k)
+        + (k - 1) * math.log(t)
+        + np.sum(np.log(p) - (t + 1) * np.log(y))
+        - k * math.log(np.sum(p * y**-t))
+    )
+
+
+# Reparameterized samples in every float dtype, parameterized by probs or by logits: shape,
+# dtype, on the simplex within the dtype's rounding, and a finite log density of each sample.
+@sweep("{dtype}-{param}-sweep", dtype=FLOAT_DTYPES, param=["probs", "logits"])
+def relaxed_dtypes(ctx, dtype, param):
+    ctx.not_comparable("draws from the device's random generator")
+    import torch
+    from torch.distributions import RelaxedOneHotCategorical
+
+    torch.manual_seed(ctx.seed)
+    probs = np.array([0.25, 0.25, 0.5])
+    value = probs if param == "probs" else np.log(probs)
+    temperature, param_t = ctx.put(np.array(0.8), dtype=dtype), ctx.put(value, dtype=dtype)
+
+    def build():
+        # validate_args explicitly: torch.compile's first use turns the global default off
+        # (torch/_dynamo/eval_frame.py), so the default depends on which cases ran before.
+        return RelaxedOneHotCategorical(temperature, validate_args=True, **{param: param_t})
+
+    # Construction is timed with the draw: in a dtype it cannot take, it is what fails.
+    samples = ctx.measure(lambda: build().rsample((2000,)))
+    dist = build()
+    ctx.check(str(samples.dtype) == f"torch.{dtype}", f"rsample gave {samples.dtype}")
+    ctx.check(tuple(samples.shape) == (2000, 3), f"rsample shape {tuple(samples.shape)}")
+    host = np.asarray(ctx.to_numpy(samples), dtype="float64")
+    eps = {"float16": 4e-3, "bfloat16": 2e-2}.get(dtype, 1e-5)
+    ctx.check(
+        (host >= 0).all() and np.abs(host.sum(axis=1) - 1).max() < eps, "samples left the simplex"
+    )
+    # The distribution must score its own samples (validate_args checks the simplex).
+    log_p = ctx.to_numpy(dist.log_prob(samples[:50]))
+    ctx.check(np.isfinite(np.asarray(log_p, dtype="float64")).all(), "non-finite log_prob")
+
+
+# log_prob at a fixed point (no random draws), every float dtype, eager and compiled.
+@sweep("log-prob-{dtype}-{mode}-sweep", dtype=FLOAT_DTYPES, mode=MODES)
+def relaxed_log_prob_dtypes(ctx, dtype, mode):
+    from torch.distributions import RelaxedOneHotCategorical
+
+    t, p = 0.5, np.array([0.25, 0.25, 0.5])
+    y = np.array([0.125, 0.375, 0.5])  # exact in every float width and sums to 1 exactly
+    t_t, p_t = ctx.put(np.array(t), dtype=dtype), ctx.put(p, dtype=dtype)
+    # Built inside the measured function, so a dtype the constructor refuses fails the call.
+    fn = ctx.in_mode(mode, lambda v: RelaxedOneHotCategorical(t_t, probs=p_t).log_prob(v))
+    out = ctx.measure(fn, ctx.put(y, dtype=dtype))
+    r = {"float16": 1e-2, "bfloat16": 5e-2, "float32": 1e-5}.get(dtype, 1e-10)
+    ctx.check_close(out, _density(t, p, y), rtol=r, atol=r)
+
+
+@case("rsample-gradcheck-float64")
+def relaxed_gradcheck(ctx):
+    import torch
+    from torch.distributions import RelaxedOneHotCategorical
+
+    # Reseeding inside makes the draw a deterministic function of (temperature, logits), so
+    # finite differences see the same Gumbel noise the reparameterized gradient uses.
+    def fn(log_t, logits):
+        torch.manual_seed(ctx.seed)
+        return RelaxedOneHotCategorical(log_t.exp(), logits=logits).rsample((4,))
+
+    ctx.not_comparable("draws from the device's random generator")
+    gradcheck(ctx, fn, np.array(np.log(0.7)), ctx.rng.standard_normal(3))
+
+
+@sweep(
+    "{form}-form",
+    form=["batch-shape", "expand", "off-simplex-refused", "high-temperature-centre"],
+)
+def relaxed_forms(ctx, form):
+    ctx.not_comparable("draws from the device's random generator")
+    import torch
+    from torch.distributions import RelaxedOneHotCategorical
+
+    torch.manual_seed(ctx.seed)
+    probs = ctx.put(np.array([[0.1, 0.9, 0.0 + 1e-9], [0.3, 0.3, 0.4]]))
+    if form == "batch-shape":
+        dist = RelaxedOneHotCategorical(ctx.put(np.array(0.5)), probs=probs)
+        out = ctx.measure(dist.rsample, (7,))
+        ok = dist.batch_shape == (2,) and dist.event_shape == (3,) and out.shape == (7, 2, 3)
+        ctx.check(ok, f"batch {dist.batch_shape} event {dist.event_shape} sample {out.shape}")
+    elif form == "expand":
+        dist = RelaxedOneHotCategorical(ctx.put(np.array(0.5)), probs=probs[1])
+        wide = ctx.measure(dist.expand, (4,), warm=False)
+        ctx.check(tuple(wide.sample().shape) == (4, 3), "expand did not add a batch dim")
+    elif form == "off-simplex-refused":
+        dist = RelaxedOneHotCategorical(ctx.put(np.array(0.5)), probs=probs[1], validate_args=True)
+        bad = ctx.put(np.array([0.5, 0.6, 0.1]))
+
+        def attempt():
+            try:
+                dist.log_prob(bad)
+            except ValueError:
+                return True
+            return False
+
+        ctx.check(ctx.measure(attempt), "log_prob accepted a point off the simplex", "other")
+    else:
+        # As the temperature grows, samples collapse to the centre (1/3, 1/3, 1/3).
+        dist = RelaxedOneHotCategorical(ctx.put(np.array(200.0)), probs=probs[1])
+        out = ctx.to_numpy(ctx.measure(dist.sample, (1000,)))
+        ctx.check(
+            np.abs(out - 1 / 3).max() < 0.05,
+            f"max distance from centre {np.abs(out - 1 / 3).max()}",
+        )

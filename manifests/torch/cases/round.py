@@ -1,9 +1,9 @@
 """torch.round: half to even, decimals, dtypes, integers unchanged, compiled."""
 
 import numpy as np
-from _torchhelp import unary
+from _torchhelp import FLOAT_DTYPES, INT_DTYPES, MODES, draw, is_exact, placed, tol, unary
 
-from portbench_runner.api import case
+from portbench_runner.api import case, sweep
 
 
 @case("float32", dtype="float32")
@@ -41,3 +41,98 @@ def round_compiled(ctx):
     import torch
 
     unary(ctx, torch.round, np.round, compiled=True, lo=-10, hi=10, rtol=0.0)
+
+
+# Every dtype torch.round takes on the CPU: floats round half to even; integers come back
+# unchanged in their own dtype. Bool and complex are refused (a case below).
+@sweep("{dtype}-{mode}-sweep", dtype=FLOAT_DTYPES + INT_DTYPES, mode=MODES)
+def round_dtypes(ctx, dtype, mode):
+    import torch
+
+    # Quarter steps put exact .5 ties among the inputs in every float width.
+    lo, hi = (0, 100) if dtype == "uint8" else (-100, 100)
+    raw = draw(ctx, (257,), dtype, lo, hi)
+    if not is_exact(dtype):
+        raw = (np.round(raw.astype("float64") * 4) / 4).astype(raw.dtype)
+    x, x_h = placed(ctx, raw, dtype)
+    out = ctx.measure(ctx.in_mode(mode, torch.round), x)
+    ctx.check(str(out.dtype) == f"torch.{dtype}", f"round returned {out.dtype}")
+    if is_exact(dtype):
+        ctx.check_equal(out, x_h)
+    else:
+        ctx.check_equal(ctx.to_numpy(out).astype("float64"), np.round(x_h))
+
+
+@sweep("decimals-{dtype}-sweep", dtype=("bfloat16", "float32", "float64"))
+def round_decimals_dtypes(ctx, dtype):
+    import torch
+
+    if not ctx.version_at_least("1.11"):
+        ctx.skip(f"round(decimals=) arrived in torch 1.11 (this is {ctx.version})")
+    x, x_h = placed(ctx, draw(ctx, (128,), dtype, -50, 50), dtype)
+    out = ctx.measure(torch.round, x, decimals=1)
+    # torch rounds x * 10 in the dtype, so a value next to a tie may land one step (0.1) from
+    # NumPy's float64 answer: every element is the reference or one step off, and few are off.
+    got = np.asarray(ctx.to_numpy(out), dtype="float64")
+    ref = np.round(x_h, 1)
+    r = tol(dtype)["rtol"]
+    diff = np.abs(got - ref)
+    slack = r * np.abs(ref) + r
+    exact = diff <= slack
+    one_step = np.abs(diff - 0.1) <= slack + 1e-6
+    ctx.check(bool(np.all(exact | one_step)), f"round(decimals=1) off by {diff.max()}")
+    ctx.check(int((~exact).sum()) <= 3, f"{int((~exact).sum())} of 128 values a step off")
+
+
+@case("bool-and-complex-refused")
+def round_refused(ctx):
+    import torch
+
+    values = (ctx.put(np.array([True, False])), ctx.put(np.array([1.5 + 0.5j], "complex64")))
+
+    def attempt():
+        refused = 0
+        for v in values:
+            try:
+                torch.round(v)
+            except RuntimeError:
+                refused += 1
+        return refused
+
+    ctx.check(ctx.measure(attempt) == 2, "round accepted bool or complex", "other")
+
+
+@sweep("{form}-form", form=["out", "in-place", "non-contiguous", "empty", "0d", "grad-is-zero"])
+def round_forms(ctx, form):
+    import torch
+
+    x_np = (np.round(ctx.rng.uniform(-8, 8, size=(6, 8)) * 2) / 2).astype("float32")
+    x = ctx.put(x_np)
+    expected = np.round(x_np.astype("float64"))
+    if form == "out":
+        buf = ctx.put(np.zeros((6, 8), dtype="float32"))
+        ctx.measure(torch.round, x, out=buf, warm=False)
+        out = buf
+    elif form == "in-place":
+        out = ctx.measure(x.round_, warm=False)
+        ctx.check(out.data_ptr() == x.data_ptr(), "round_ did not work in place", "other")
+    elif form == "non-contiguous":
+        view = x[:, ::2]
+        ctx.check(not view.is_contiguous(), "the input is a non-contiguous view", "other")
+        out, expected = ctx.measure(torch.round, view), expected[:, ::2]
+    elif form == "empty":
+        out = ctx.measure(torch.round, ctx.put(np.zeros((0, 3), dtype="float32")))
+        expected = np.zeros((0, 3))
+    elif form == "0d":
+        out, expected = ctx.measure(torch.round, ctx.put(np.array(2.5, "float32"))), 2.0
+    else:
+        # round is piecewise constant: its gradient is zero everywhere autograd defines it.
+        xg = ctx.put(x_np + 0.25, requires_grad=True)
+
+        def backward():
+            xg.grad = None
+            torch.round(xg).sum().backward()
+            return xg.grad
+
+        out, expected = ctx.measure(backward), np.zeros((6, 8))
+    ctx.check_equal(ctx.to_numpy(out).astype("float64"), expected)

@@ -1,8 +1,9 @@
 """torch.optim.Rprop: sign-based steps whose sizes grow and shrink as documented."""
 
 import numpy as np
+from _torchhelp import param_values
 
-from portbench_runner.api import case
+from portbench_runner.api import case, sweep
 
 
 def _reference(p, grads, lr, etas, step_sizes):
@@ -60,3 +61,130 @@ def rprop_minimizes(ctx):
     ctx.check(
         float(out.detach().abs().max()) < 1e-2, f"Rprop ended at {ctx.to_numpy(out.detach())}"
     )
+
+
+def _has_option(name):
+    import inspect
+
+    import torch
+
+    return name in inspect.signature(torch.optim.Rprop).parameters
+
+
+# Parameters of float32, float64, bfloat16 and float16 (and complex64, whose real and
+# imaginary parts step independently), through the for-loop and foreach implementations and
+# with maximize; three steps against the float64 update rule.
+@sweep(
+    "{dtype}-{variant}-sweep",
+    dtype=["float16", "bfloat16", "float32", "float64", "complex64"],
+    variant=["for-loop", "foreach", "maximize"],
+)
+def rprop_dtypes(ctx, dtype, variant):
+    import torch
+
+    option = {"for-loop": ("foreach", False), "foreach": ("foreach", True)}
+    option = option.get(variant, ("maximize", True))
+    if not _has_option(option[0]):
+        ctx.skip(f"Rprop({option[0]}=) is absent in torch {ctx.version}")
+    cplx = dtype.startswith("complex")
+    real_dtype = "float32" if cplx else dtype
+    shape = (2, 12) if cplx else (24,)  # complex: real and imaginary parts as a pair
+    p0 = param_values(real_dtype, ctx.rng.standard_normal(shape))
+    grads = [param_values(real_dtype, ctx.rng.standard_normal(shape)) for _ in range(3)]
+
+    def as_param(v):
+        t = ctx.put(v.astype("float32"), dtype=real_dtype)
+        return torch.complex(t[0], t[1]) if cplx else t
+
+    param = torch.nn.Parameter(as_param(p0))
+    opt = torch.optim.Rprop([param], lr=0.01, **{option[0]: option[1]})
+    device_grads = [as_param(g) for g in grads]
+
+    def run():
+        for g in device_grads:
+            param.grad = g
+            opt.step()
+        return param
+
+    out = ctx.measure(run, warm=False)
+    sign = -1.0 if variant == "maximize" else 1.0
+    expected = _reference(p0, [sign * g for g in grads], 0.01, (0.5, 1.2), (1e-6, 50))
+    got = out.detach()
+    got = torch.stack([got.real, got.imag]) if cplx else got
+    # Each step moves by lr * 1.2^k (k <= 2): in the half widths a step is a few ulps of p.
+    r = {"float16": 4e-3, "bfloat16": 3e-2}.get(real_dtype, 1e-5)
+    ctx.check_close(got, expected, rtol=r, atol=r)
+
+
+@sweep(
+    "{form}-form",
+    form=["step-size-limits", "param-groups", "state-dict-resume", "sparse-grad-refused"],
+)
+def rprop_forms(ctx, form):
+    import torch
+
+    p0 = ctx.rng.standard_normal(8)
+    grads = [ctx.rng.standard_normal(8) for _ in range(6)]
+    if form == "step-size-limits":
+        # A constant gradient sign grows the step by etas[1] until it hits step_sizes[1].
+        param = torch.nn.Parameter(ctx.put(p0))
+        opt = torch.optim.Rprop([param], lr=0.1, etas=(0.5, 3.0), step_sizes=(1e-3, 0.5))
+        same = [np.abs(grads[0])] * 4
+
+        def run():
+            for g in same:
+                param.grad = ctx.put(g)
+                opt.step()
+            return param
+
+        out = ctx.measure(run, warm=False)
+        # steps 0.1, 0.3, 0.5 (capped from 0.9), 0.5: total 1.4 downhill.
+        ctx.check_close(out.detach(), p0 - 1.4, dtype="float64")
+    elif form == "param-groups":
+        a, b = torch.nn.Parameter(ctx.put(p0[:4])), torch.nn.Parameter(ctx.put(p0[4:]))
+        opt = torch.optim.Rprop([{"params": [a]}, {"params": [b], "lr": 0.1}], lr=0.01)
+
+        def run():
+            for g in grads[:3]:
+                a.grad, b.grad = ctx.put(g[:4]), ctx.put(g[4:])
+                opt.step()
+            return torch.cat([a, b])
+
+        out = ctx.measure(run, warm=False)
+        want_a = _reference(p0[:4], [g[:4] for g in grads[:3]], 0.01, (0.5, 1.2), (1e-6, 50))
+        want_b = _reference(p0[4:], [g[4:] for g in grads[:3]], 0.1, (0.5, 1.2), (1e-6, 50))
+        ctx.check_close(out.detach(), np.concatenate([want_a, want_b]), dtype="float64")
+    elif form == "state-dict-resume":
+        # Three steps, a save and a load into a fresh optimizer, three more steps: the same as
+        # six uninterrupted steps (the per-element step sizes and previous signs are saved).
+        param = torch.nn.Parameter(ctx.put(p0))
+        opt = torch.optim.Rprop([param], lr=0.01)
+        for g in grads[:3]:
+            param.grad = ctx.put(g)
+            opt.step()
+        resumed = torch.optim.Rprop([param], lr=0.01)
+        resumed.load_state_dict(opt.state_dict())
+
+        def run():
+            for g in grads[3:]:
+                param.grad = ctx.put(g)
+                resumed.step()
+            return param
+
+        out = ctx.measure(run, warm=False)
+        ctx.check_close(
+            out.detach(), _reference(p0, grads, 0.01, (0.5, 1.2), (1e-6, 50)), dtype="float64"
+        )
+    else:
+        param = torch.nn.Parameter(ctx.put(p0))
+        opt = torch.optim.Rprop([param])
+        param.grad = ctx.put(np.eye(8)[0]).to_sparse()
+
+        def attempt():
+            try:
+                opt.step()
+            except RuntimeError:
+                return True
+            return False
+
+        ctx.check(ctx.measure(attempt, warm=False), "Rprop stepped on a sparse gradient", "other")

@@ -3,8 +3,9 @@
 import collections
 
 import numpy as np
+from _torchhelp import FLOAT_DTYPES, MODES, NET_TOL, gradcheck, param_values
 
-from portbench_runner.api import case
+from portbench_runner.api import case, sweep
 
 
 @case("linear-relu-linear")
@@ -53,3 +54,167 @@ def sequential_deep(ctx):
             layer.weight.copy_(torch.eye(64))
         out = ctx.measure(model, ctx.put(np.arange(64, dtype="float32").reshape(1, 64)))
     ctx.check_close(out, np.arange(64).reshape(1, 64), dtype="float32")
+
+
+def _affine(a, b):
+    """A 1 -> 1 Linear computing a * x + b (float64), so a stack's output is known exactly."""
+    import torch
+
+    layer = torch.nn.Linear(1, 1).to(torch.float64)
+    with torch.no_grad():
+        layer.weight.fill_(a)
+        layer.bias.fill_(b)
+    return layer
+
+
+def _compose(coeffs, x):
+    for a, b in coeffs:
+        x = a * x + b
+    return x
+
+
+# The container's mutating methods: each changes order, names and the computed function.
+# Start from [f0, f1, f2] with f_i(x) = a_i x + b_i, apply the method, then check names
+# (as Sequential renumbers them), length and the forward against the NumPy composition.
+@sweep(
+    "{method}-method",
+    method=[
+        "append",
+        "insert",
+        "insert-negative",
+        "extend",
+        "setitem",
+        "setitem-negative",
+        "delitem",
+        "delitem-slice",
+        "pop",
+        "slice",
+        "add",
+        "iadd",
+        "mul",
+    ],
+)
+def sequential_mutations(ctx, method):
+    import torch
+
+    attr = {"setitem": "__setitem__", "setitem-negative": "__setitem__", "delitem": "__delitem__"}
+    attr.update({"delitem-slice": "__delitem__", "slice": "__getitem__", "add": "__add__"})
+    attr.update({"iadd": "__iadd__", "mul": "__mul__", "insert-negative": "insert"})
+    name = attr.get(method, method)
+    if not hasattr(torch.nn.Sequential, name):
+        ctx.skip(f"Sequential.{name} is absent in torch {ctx.version} (added in a later release)")
+    coeffs = [(2.0, 1.0), (-1.0, 0.5), (3.0, -2.0)]
+    seq = torch.nn.Sequential(*[_affine(a, b) for a, b in coeffs])
+    new = (0.5, 4.0)
+    act = {
+        "append": lambda: seq.append(_affine(*new)),
+        "insert": lambda: seq.insert(1, _affine(*new)),
+        "insert-negative": lambda: seq.insert(-1, _affine(*new)),
+        "extend": lambda: seq.extend([_affine(*new), _affine(1.0, 1.0)]),
+        "setitem": lambda: seq.__setitem__(1, _affine(*new)),
+        "setitem-negative": lambda: seq.__setitem__(-1, _affine(*new)),
+        "delitem": lambda: seq.__delitem__(0),
+        "delitem-slice": lambda: seq.__delitem__(slice(0, 2)),
+        "pop": lambda: seq.pop(1),
+        "slice": lambda: seq[1:],
+        "add": lambda: seq + torch.nn.Sequential(_affine(*new)),
+        "iadd": lambda: seq.__iadd__(torch.nn.Sequential(_affine(*new))),
+        "mul": lambda: seq * 2,
+    }[method]
+    want = {
+        "append": [*coeffs, new],
+        "insert": [coeffs[0], new, *coeffs[1:]],
+        # insert(-1, m) puts m before the last module, as list.insert does.
+        "insert-negative": [*coeffs[:2], new, coeffs[2]],
+        "extend": [*coeffs, new, (1.0, 1.0)],
+        "setitem": [coeffs[0], new, coeffs[2]],
+        "setitem-negative": [*coeffs[:2], new],
+        "delitem": coeffs[1:],
+        "delitem-slice": coeffs[2:],
+        "pop": [coeffs[0], coeffs[2]],
+        "slice": coeffs[1:],
+        "add": [*coeffs, new],
+        "iadd": [*coeffs, new],
+        "mul": coeffs * 2,
+    }[method]
+    result = ctx.measure(act, warm=False)
+    if method == "pop":
+        ctx.check(float(result.weight) == -1.0, "pop(1) did not return the module at 1", "other")
+    model = seq if method not in ("slice", "add", "mul") else result
+    ctx.check(isinstance(model, torch.nn.Sequential), f"{method} gave a {type(model).__name__}")
+    ctx.check(len(model) == len(want), f"{method}: {len(model)} modules, expected {len(want)}")
+    names = list(model._modules)
+    allowed = [[str(i) for i in range(len(want))]]
+    if method == "slice":
+        allowed = [["1", "2"]]  # a slice keeps the original names
+    elif method.startswith("delitem"):
+        # torch 1.12 keeps the survivors' names; later releases renumber them from 0.
+        allowed.append({"delitem": ["1", "2"], "delitem-slice": ["2"]}[method])
+    ctx.check(names in allowed, f"{method}: names {names}, expected one of {allowed}", "other")
+    x = np.linspace(-2, 2, 9).reshape(9, 1)
+    with torch.no_grad():
+        out = model.to(ctx.device)(ctx.put(x))
+    ctx.check_close(out, _compose(want, x), dtype="float64")
+
+
+# The forward in every float dtype, eager and compiled, against the float64 reference.
+@sweep(
+    "{dtype}-{mode}-sweep",
+    dtype=FLOAT_DTYPES,
+    mode=MODES,
+)
+def sequential_dtypes(ctx, dtype, mode):
+    import torch
+
+    torch.manual_seed(ctx.seed)
+    dt = getattr(torch, dtype)
+    model = torch.nn.Sequential(torch.nn.Linear(8, 16), torch.nn.Tanh(), torch.nn.Linear(16, 4))
+    model = model.to(device=ctx.device, dtype=dt)
+    x = ctx.put(param_values(dtype, ctx.rng.standard_normal((32, 8))), dtype=dtype)
+    with torch.no_grad():
+        out = ctx.measure(ctx.in_mode(mode, model), x)
+    ctx.check(out.dtype == dt, f"the model returned {out.dtype}")
+    w1, b1, w2, b2 = (ctx.to_numpy(p).astype("float64") for p in model.parameters())
+    x_h = np.asarray(ctx.to_numpy(x)).astype("float64")
+    expected = np.tanh(x_h @ w1.T + b1) @ w2.T + b2
+    ctx.check_close(out, expected, rtol=NET_TOL[dtype], atol=NET_TOL[dtype])
+
+
+@sweep("{form}-form", form=["empty-is-identity", "nested", "bad-index-refused"])
+def sequential_forms(ctx, form):
+    import torch
+
+    x = ctx.put(np.arange(6, dtype="float64").reshape(6, 1))
+    if form == "empty-is-identity":
+        out, expected = ctx.measure(torch.nn.Sequential(), x), np.arange(6.0).reshape(6, 1)
+    elif form == "nested":
+        inner = torch.nn.Sequential(_affine(2.0, 0.0), _affine(1.0, 1.0))
+        model = torch.nn.Sequential(inner, _affine(-1.0, 0.0)).to(ctx.device)
+        ctx.check("0.1.weight" in model.state_dict(), "nested names are not dotted", "other")
+        with torch.no_grad():
+            out = ctx.measure(model, x)
+        expected = -(2 * np.arange(6.0) + 1).reshape(6, 1)
+    else:
+        seq = torch.nn.Sequential(_affine(1.0, 0.0))
+
+        def attempt():
+            try:
+                seq[3]
+            except IndexError:
+                return True
+            return False
+
+        ctx.check(ctx.measure(attempt), "seq[3] of a 1-module Sequential did not raise", "other")
+        return
+    ctx.check_close(out, expected, dtype="float64")
+
+
+@case("gradcheck-float64")
+def sequential_gradcheck(ctx):
+    import torch
+
+    torch.manual_seed(ctx.seed)
+    model = torch.nn.Sequential(torch.nn.Linear(3, 4), torch.nn.Tanh(), torch.nn.Linear(4, 2))
+    gradcheck(
+        ctx, model.to(device=ctx.device, dtype=torch.float64), ctx.rng.standard_normal((2, 3))
+    )

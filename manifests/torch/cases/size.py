@@ -1,8 +1,9 @@
 """torch.Tensor.size: the shape as torch.Size, per dimension, negative dims, empty tensors."""
 
 import numpy as np
+from _torchhelp import COMPLEX_DTYPES, FLOAT_DTYPES, INT_DTYPES, MODES
 
-from portbench_runner.api import case
+from portbench_runner.api import case, sweep
 
 
 @case("3d", shape=(2, 3, 4))
@@ -36,3 +37,57 @@ def size_bad_dim(ctx):
         return False
 
     ctx.check(ctx.measure(attempt), "size(2) of a 2-d tensor did not raise")
+
+
+# The shape does not depend on the dtype, but each dtype is its own tensor type to the
+# dispatcher and to torch.compile's guards: size() must read the same for all.
+@sweep(
+    "{dtype}-{mode}-sweep",
+    dtype=FLOAT_DTYPES + COMPLEX_DTYPES + INT_DTYPES + ("bool",),
+    mode=MODES,
+)
+def size_dtypes(ctx, dtype, mode):
+    import torch
+
+    x = torch.zeros((2, 0, 5) if dtype == "bool" else (2, 3, 5), dtype=getattr(torch, dtype))
+    x = x.to(ctx.device)
+    out = ctx.measure(ctx.in_mode(mode, lambda t: (t.size(), t.size(-1))), x)
+    want = ((2, 0, 5) if dtype == "bool" else (2, 3, 5), 5)
+    ctx.check(tuple(out[0]) == want[0] and out[1] == want[1], f"size() gave {out}")
+
+
+@sweep(
+    "{form}-form",
+    form=["non-contiguous", "expanded", "dim-keyword", "unpacks", "matches-shape", "bad-dim-type"],
+)
+def size_forms(ctx, form):
+
+    x = ctx.put(np.zeros((4, 6), dtype="float32"))
+    if form == "non-contiguous":
+        out, want = ctx.measure(x[:, ::2].t().size), (3, 4)
+    elif form == "expanded":
+        # An expanded view has stride 0 along the new dim but reports the broadcast size.
+        out, want = ctx.measure(x[:1].expand(5, 6).size), (5, 6)
+    elif form == "dim-keyword":
+        out, want = ctx.measure(lambda: x.size(dim=1)), 6
+    elif form == "unpacks":
+        rows, cols = ctx.measure(x.size)
+        out, want = (rows, cols), (4, 6)
+    elif form == "matches-shape":
+        out = ctx.measure(x.size)
+        ctx.check(out == x.shape and out.numel() == 24, "size() and shape disagree", "other")
+        want = (4, 6)
+    else:
+
+        def attempt():
+            try:
+                x.size("0")
+            except (TypeError, RuntimeError):  # 1.12 reads a string as a dimension name
+                return True
+            return False
+
+        out, want = ctx.measure(attempt), True
+    ctx.check(
+        (tuple(out) if not isinstance(out, (int, bool)) else out) == want,
+        f"{form}: got {out}, want {want}",
+    )

@@ -1,8 +1,17 @@
 """torch.tensor: from lists, nested lists, NumPy arrays (copied), scalars, dtypes, device."""
 
 import numpy as np
+from _torchhelp import (
+    COMPLEX_DTYPES,
+    FLOAT_DTYPES,
+    INT_DTYPES,
+    bf16_round,
+    draw,
+    is_exact,
+    quarters,
+)
 
-from portbench_runner.api import case
+from portbench_runner.api import case, sweep
 
 
 @case("from-list", value=[1.5, 2.5, 3.5])
@@ -39,3 +48,90 @@ def tensor_copies(ctx):
         "torch.tensor shares memory with its NumPy input",
         category="other",
     )
+
+
+# torch.tensor(data, dtype=) for every dtype the CPU holds, from a NumPy array and from a
+# nested Python list. Quarter steps in [0, 64) are exact in every float width (bfloat16
+# included), so all but the bfloat16 rounding compare exactly.
+@sweep(
+    "{dtype}-{source}-sweep",
+    dtype=FLOAT_DTYPES + COMPLEX_DTYPES + INT_DTYPES + ("bool",),
+    source=["numpy", "list"],
+)
+def tensor_dtypes(ctx, dtype, source):
+    import torch
+
+    raw = draw(ctx, (8, 16), dtype, 0, 64)
+    if not is_exact(dtype):
+        raw = quarters(raw)
+    data = raw.tolist() if source == "list" else raw
+    out = ctx.measure(torch.tensor, data, dtype=getattr(torch, dtype), device=ctx.device)
+    ctx.check(str(out.dtype) == f"torch.{dtype}", f"torch.tensor gave {out.dtype}")
+    ctx.check(out.device.type == ctx.device.type, f"torch.tensor placed it on {out.device}")
+    ctx.check_equal(out, raw if dtype != "bfloat16" else bf16_round(raw).astype("float32"))
+
+
+# torch.tensor inside a compiled function: the constant is built on each call.
+@sweep("compiled-{dtype}-sweep", dtype=FLOAT_DTYPES + ("complex64", "int64", "bool"))  # noqa: RUF005
+def tensor_compiled(ctx, dtype):
+    import torch
+
+    values = [[0, 1, 2], [3, 4, 5]]
+    dt, dev = getattr(torch, dtype), ctx.device
+    fn = ctx.in_mode("compiled", lambda: torch.tensor(values, dtype=dt, device=dev))
+    out = ctx.measure(fn)
+    ctx.check(out.dtype == dt, f"compiled torch.tensor gave {out.dtype}")
+    ctx.check_equal(out, np.array(values).astype("float32" if dtype == "bfloat16" else dtype))
+
+
+@sweep(
+    "{form}-form",
+    form=[
+        "infers-float32",
+        "infers-int64",
+        "infers-complex",
+        "empty-list",
+        "requires-grad",
+        "from-tensor-copies",
+        "non-contiguous-numpy",
+        "0d-numpy",
+    ],
+)
+def tensor_forms(ctx, form):
+    import warnings
+
+    import torch
+
+    if form == "infers-float32":
+        # Mixed ints and floats infer the default dtype, float32.
+        out, want, expected = ctx.measure(torch.tensor, [1, 2.5]), torch.float32, [1.0, 2.5]
+    elif form == "infers-int64":
+        out, want, expected = ctx.measure(torch.tensor, [True, 3]), torch.int64, [1, 3]
+    elif form == "infers-complex":
+        out, want, expected = ctx.measure(torch.tensor, [1, 2j]), torch.complex64, [1, 2j]
+    elif form == "empty-list":
+        out, want, expected = ctx.measure(torch.tensor, []), torch.float32, np.zeros((0,))
+    elif form == "requires-grad":
+        out = ctx.measure(torch.tensor, [1.0, 2.0], device=ctx.device, requires_grad=True)
+        ctx.check(out.requires_grad and out.is_leaf, "requires_grad=True gave no grad leaf")
+        (out * out).sum().backward()
+        out, want, expected = out.grad, torch.float32, [2.0, 4.0]
+    elif form == "from-tensor-copies":
+        src = ctx.put(np.arange(4, dtype="float32"))
+        with warnings.catch_warnings():
+            # torch.tensor(tensor) warns to use clone().detach(); the warning is documented.
+            warnings.simplefilter("ignore")
+            out = ctx.measure(torch.tensor, src, warm=False)
+        ctx.check(out.data_ptr() != src.data_ptr(), "torch.tensor(tensor) shares memory", "other")
+        want, expected = torch.float32, np.arange(4)
+    elif form == "non-contiguous-numpy":
+        base = np.arange(24, dtype="float64").reshape(4, 6)
+        out, want, expected = (
+            ctx.measure(torch.tensor, base[:, ::2].T),
+            torch.float64,
+            base[:, ::2].T,
+        )
+    else:
+        out, want, expected = ctx.measure(torch.tensor, np.float64(2.5)), torch.float64, 2.5
+    ctx.check(out.dtype == want, f"torch.tensor gave {out.dtype}, not {want}")
+    ctx.check_equal(out, np.asarray(expected))

@@ -2,8 +2,10 @@
 masks, batch_first, and a training step that reduces the loss."""
 
 import numpy as np
+from _attention import encoder_layer, layer_norm
+from _torchhelp import FLOAT_DTYPES, MODES, NET_TOL, gradcheck, param_values
 
-from portbench_runner.api import case
+from portbench_runner.api import case, sweep
 
 
 def _model(ctx, **kwargs):
@@ -96,3 +98,144 @@ def transformer_train(ctx):
     for _ in range(20):
         last = float(step())
     ctx.check(last < first, f"loss went from {first} to {last}")
+
+
+def _mha(q_x, kv_x, p, prefix, heads, mask=None):
+    """Multi-head attention of queries q_x (T, N, E) over keys/values kv_x (S, N, E)."""
+    t, n, e = q_x.shape
+    d = e // heads
+    w, b = p[prefix + "in_proj_weight"], p[prefix + "in_proj_bias"]
+    q = q_x @ w[:e].T + b[:e]
+    k = kv_x @ w[e : 2 * e].T + b[e : 2 * e]
+    v = kv_x @ w[2 * e :].T + b[2 * e :]
+
+    def heads_first(z):
+        return z.reshape(z.shape[0], n, heads, d).transpose(1, 2, 0, 3)
+
+    scores = heads_first(q) @ heads_first(k).transpose(0, 1, 3, 2) / np.sqrt(d)
+    if mask is not None:
+        scores = scores + mask
+    scores = np.exp(scores - scores.max(axis=-1, keepdims=True))
+    weights = scores / scores.sum(axis=-1, keepdims=True)
+    out = (weights @ heads_first(v)).transpose(2, 0, 1, 3).reshape(t, n, e)
+    return out @ p[prefix + "out_proj.weight"].T + p[prefix + "out_proj.bias"]
+
+
+def _transformer_reference(src, tgt, p, heads=4, layers=2, tgt_mask=None):
+    """The post-norm encoder-decoder in float64, from the model's named parameters."""
+
+    def sub(prefix):
+        return {k[len(prefix) :]: v for k, v in p.items() if k.startswith(prefix)}
+
+    def norm(x, q, name):
+        return layer_norm(x, q[name + ".weight"], q[name + ".bias"])
+
+    def ff(x, q):
+        hidden = np.maximum(x @ q["linear1.weight"].T + q["linear1.bias"], 0)
+        return hidden @ q["linear2.weight"].T + q["linear2.bias"]
+
+    memory = src
+    for i in range(layers):
+        memory = encoder_layer(memory, sub(f"encoder.layers.{i}."), heads)
+    memory = norm(memory, p, "encoder.norm")
+    x = tgt
+    for i in range(layers):
+        q = sub(f"decoder.layers.{i}.")
+        x = norm(x + _mha(x, x, q, "self_attn.", heads, tgt_mask), q, "norm1")
+        x = norm(x + _mha(x, memory, q, "multihead_attn.", heads), q, "norm2")
+        x = norm(x + ff(x, q), q, "norm3")
+    return norm(x, p, "decoder.norm")
+
+
+def _causal(n):
+    return np.triu(np.full((n, n), -np.inf), 1)
+
+
+# Every float dtype the model runs in on the CPU, eager and compiled, with a causal target
+# mask, against the float64 NumPy encoder-decoder built from the model's own parameters.
+@sweep("{dtype}-{mode}-sweep", dtype=FLOAT_DTYPES, mode=MODES)
+def transformer_dtypes(ctx, dtype, mode):
+    import torch
+
+    dt = getattr(torch, dtype)
+    model = _model(ctx).to(dt)
+    src = ctx.put(param_values(dtype, ctx.rng.standard_normal((6, 2, 32))), dtype=dtype)
+    tgt = ctx.put(param_values(dtype, ctx.rng.standard_normal((5, 2, 32))), dtype=dtype)
+    mask = ctx.put(_causal(5), dtype=dtype)
+    with torch.no_grad():
+        out = ctx.measure(ctx.in_mode(mode, model), src, tgt, tgt_mask=mask)
+    ctx.check(out.dtype == dt, f"the model returned {out.dtype}")
+    params = {n: ctx.to_numpy(t).astype("float64") for n, t in model.named_parameters()}
+    host = [np.asarray(ctx.to_numpy(t)).astype("float64") for t in (src, tgt)]
+    expected = _transformer_reference(*host, params, tgt_mask=_causal(5))
+    ctx.check_close(out, expected, rtol=NET_TOL[dtype], atol=NET_TOL[dtype])
+
+
+@sweep(
+    "{form}-form",
+    form=[
+        "square-subsequent-mask",
+        "memory-key-padding-mask",
+        "tgt-key-padding-mask",
+        "unbatched",
+        "batch-first-matches",
+    ],
+)
+def transformer_forms(ctx, form):
+    import torch
+
+    model = _model(ctx).to(torch.float64)
+    src_np = ctx.rng.standard_normal((6, 2, 32))
+    tgt_np = ctx.rng.standard_normal((4, 2, 32))
+    src, tgt = ctx.put(src_np), ctx.put(tgt_np)
+    params = {n: ctx.to_numpy(t).astype("float64") for n, t in model.named_parameters()}
+    with torch.no_grad():
+        if form == "square-subsequent-mask":
+            # The helper's mask is the causal mask: 0 on and below the diagonal, -inf above.
+            mask = ctx.measure(model.generate_square_subsequent_mask, 4)
+            ctx.check_equal(ctx.to_numpy(mask).astype("float64"), _causal(4).astype("float64"))
+            return
+        if form == "unbatched":
+            if not ctx.version_at_least("1.11"):
+                ctx.skip(f"unbatched Transformer inputs arrived in torch 1.11 ({ctx.version})")
+            out = ctx.measure(model, src[:, 0], tgt[:, 0])
+            expected = _transformer_reference(src_np[:, :1], tgt_np[:, :1], params)[:, 0]
+        elif form == "batch-first-matches":
+            other = _model(ctx, batch_first=True).to(torch.float64)
+            other.load_state_dict(model.state_dict())
+            out = ctx.measure(other, src.transpose(0, 1), tgt.transpose(0, 1)).transpose(0, 1)
+            expected = _transformer_reference(src_np, tgt_np, params)
+        else:
+            # A padded position changes nothing the mask hides: alter it and compare.
+            key = "memory" if form.startswith("memory") else "tgt"
+            pad = np.zeros((2, 6 if key == "memory" else 4), dtype=bool)
+            pad[:, -1] = True
+            changed_src, changed_tgt = src_np.copy(), tgt_np.copy()
+            (changed_src if key == "memory" else changed_tgt)[-1] += 4.0
+            kwargs = {f"{key}_key_padding_mask": ctx.put(pad)}
+            if key == "tgt":
+                kwargs["tgt_mask"] = ctx.put(_causal(4))  # so the last target hides from the rest
+            else:
+                kwargs["src_key_padding_mask"] = kwargs["memory_key_padding_mask"]  # encoder too
+            out = ctx.measure(model, src, tgt, **kwargs)
+            again = model(ctx.put(changed_src), ctx.put(changed_tgt), **kwargs)
+            rows = slice(None) if key == "memory" else slice(0, 3)
+            ctx.check_close(ctx.to_numpy(again)[rows], ctx.to_numpy(out)[rows], dtype="float64")
+            return
+    ctx.check_close(out, expected, rtol=1e-9, atol=1e-9)
+
+
+@case("gradcheck-float64")
+def transformer_gradcheck(ctx):
+    import torch
+
+    torch.manual_seed(ctx.seed)
+    model = torch.nn.Transformer(
+        d_model=4,
+        nhead=2,
+        num_encoder_layers=1,
+        num_decoder_layers=1,
+        dim_feedforward=8,
+        dropout=0.0,
+    ).to(device=ctx.device, dtype=torch.float64)
+    gradcheck(ctx, model, ctx.rng.standard_normal((3, 1, 4)), ctx.rng.standard_normal((2, 1, 4)))

@@ -2,9 +2,10 @@
 (attention, feed-forward, layer norms), batch_first, masks, autograd."""
 
 import numpy as np
-from _attention import encoder_layer
+from _attention import attention, encoder_layer, layer_norm
+from _torchhelp import FLOAT_DTYPES, MODES, NET_TOL, gradcheck, param_values
 
-from portbench_runner.api import case
+from portbench_runner.api import case, sweep
 
 
 def _layer(ctx, dtype="float32", **kwargs):
@@ -61,3 +62,100 @@ def encoder_layer_mask(ctx):
     ctx.check_close(
         ctx.to_numpy(other)[:4], ctx.to_numpy(out)[:4], dtype="float32", rtol=1e-5, atol=1e-5
     )
+
+
+def _pre_norm(x, p, heads, activation):
+    """norm_first=True: x + attn(norm1(x)), then + ff(norm2(.)), no final norm."""
+    x = x + attention(layer_norm(x, p["norm1.weight"], p["norm1.bias"]), p, heads)
+    y = layer_norm(x, p["norm2.weight"], p["norm2.bias"])
+    ff = activation(y @ p["linear1.weight"].T + p["linear1.bias"]) @ p["linear2.weight"].T
+    return x + ff + p["linear2.bias"]
+
+
+def _gelu(z):
+    from math import erf
+
+    return 0.5 * z * (1 + np.vectorize(erf)(z / np.sqrt(2)))
+
+
+# Every float dtype the layer runs in on the CPU, post- and pre-norm, eager and compiled.
+@sweep(
+    "{dtype}-{norm}-{mode}-sweep",
+    dtype=FLOAT_DTYPES,
+    norm=["post-norm", "pre-norm"],
+    mode=MODES,
+    # Compiling a layer costs seconds: compile the post-norm layer only, per dtype.
+    exclude=[{"norm": "pre-norm", "mode": "compiled"}],
+)
+def encoder_layer_dtypes(ctx, dtype, norm, mode):
+    import torch
+
+    layer = _layer(ctx, dtype, norm_first=norm == "pre-norm")
+    x = ctx.put(param_values(dtype, ctx.rng.standard_normal((6, 2, 16))), dtype=dtype)
+    with torch.no_grad():
+        out = ctx.measure(ctx.in_mode(mode, layer), x)
+    ctx.check(str(out.dtype) == f"torch.{dtype}", f"the layer returned {out.dtype}")
+    params = {n: ctx.to_numpy(t).astype("float64") for n, t in layer.named_parameters()}
+    x_h = np.asarray(ctx.to_numpy(x)).astype("float64")
+    relu = lambda z: np.maximum(z, 0)  # noqa: E731
+    expected = (
+        _pre_norm(x_h, params, 4, relu) if norm == "pre-norm" else encoder_layer(x_h, params, 4)
+    )
+    # Two matmul blocks, a softmax and two layer norms: allow many roundings of the dtype.
+    ctx.check_close(out, expected, rtol=NET_TOL[dtype], atol=NET_TOL[dtype])
+
+
+@sweep(
+    "{form}-form",
+    form=["gelu", "key-padding-mask", "batch-first-fast-path", "no-bias", "train-mode-no-dropout"],
+)
+def encoder_layer_forms(ctx, form):
+    import torch
+
+    x_np = ctx.rng.standard_normal((5, 2, 16))
+    if form == "no-bias" and not ctx.version_at_least("2.1"):
+        ctx.skip(f"TransformerEncoderLayer(bias=False) arrived in torch 2.1 ({ctx.version})")
+    kwargs = {"gelu": {"activation": "gelu"}, "no-bias": {"bias": False}}.get(form, {})
+    layer = _layer(ctx, "float64", **kwargs)
+    params = {n: ctx.to_numpy(t).astype("float64") for n, t in layer.named_parameters()}
+    if form == "no-bias":
+        zero = {n.replace("weight", "bias"): np.zeros(t.shape[0]) for n, t in params.items()}
+        params = {**zero, **params}
+        for name in ("norm1.bias", "norm2.bias"):
+            params[name] = np.zeros(16)
+    activation = _gelu if form == "gelu" else (lambda z: np.maximum(z, 0))
+    with torch.no_grad():
+        if form == "key-padding-mask":
+            # Padded keys get no attention: changing them leaves the other positions alone.
+            pad = ctx.put(np.array([[False] * 4 + [True]] * 2))
+            changed = x_np.copy()
+            changed[4] += 3.0
+            out = ctx.measure(layer, ctx.put(x_np), src_key_padding_mask=pad)
+            other = layer(ctx.put(changed), src_key_padding_mask=pad)
+            ctx.check_close(ctx.to_numpy(other)[:4], ctx.to_numpy(out)[:4], dtype="float64")
+            expected = None
+        elif form == "batch-first-fast-path":
+            # eval + no_grad + batch_first is the case torch may route to its fused kernel.
+            fast = _layer(ctx, "float64", batch_first=True)
+            fast.load_state_dict(layer.state_dict())
+            out = ctx.measure(fast, ctx.put(x_np.transpose(1, 0, 2)))
+            out = out.transpose(0, 1)
+            expected = encoder_layer(x_np, params, 4)
+        elif form == "train-mode-no-dropout":
+            layer.train()  # dropout=0: training mode must compute the same function
+            out, expected = ctx.measure(layer, ctx.put(x_np)), encoder_layer(x_np, params, 4)
+        else:
+            out = ctx.measure(layer, ctx.put(x_np))
+            expected = encoder_layer(x_np, params, 4, activation)
+    if expected is not None:
+        ctx.check_close(out, expected, rtol=1e-9, atol=1e-9)
+
+
+@case("gradcheck-float64")
+def encoder_layer_gradcheck(ctx):
+    import torch
+
+    torch.manual_seed(ctx.seed)
+    layer = torch.nn.TransformerEncoderLayer(4, 2, 8, dropout=0.0)
+    layer = layer.to(device=ctx.device, dtype=torch.float64)
+    gradcheck(ctx, layer, ctx.rng.standard_normal((3, 2, 4)))

@@ -1,8 +1,9 @@
 """torch.unbind: split a tensor into its slices along a dimension; views; autograd."""
 
 import numpy as np
+from _torchhelp import COMPLEX_DTYPES, FLOAT_DTYPES, INT_DTYPES, MODES, draw, gradcheck, placed
 
-from portbench_runner.api import case
+from portbench_runner.api import case, sweep
 
 
 @case("dim0", dim=0)
@@ -33,3 +34,61 @@ def unbind_grad(ctx):
         return x.grad
 
     ctx.check_close(ctx.measure(backward), [[1, 1], [0, 0], [3, 3]], dtype="float32")
+
+
+# unbind returns views of every slice: each dtype must come back exact, eager and compiled.
+@sweep(
+    "{dtype}-{mode}-sweep",
+    dtype=FLOAT_DTYPES + COMPLEX_DTYPES + INT_DTYPES + ("bool",),
+    mode=MODES,
+)
+def unbind_dtypes(ctx, dtype, mode):
+    import torch
+
+    x, x_h = placed(ctx, draw(ctx, (4, 5, 6), dtype, 0, 9), dtype)
+    out = ctx.measure(ctx.in_mode(mode, lambda t: torch.unbind(t, 1)), x)
+    ctx.check(len(out) == 5, f"{len(out)} slices, expected 5")
+    for i, part in enumerate(out):
+        ctx.check(str(part.dtype) == f"torch.{dtype}", f"slice {i} is {part.dtype}")
+        ctx.check_equal(part, x_h[:, i], what=f"slice {i}")
+
+
+@sweep("{form}-form", form=["non-contiguous", "empty-dim", "size-one", "method", "views"])
+def unbind_forms(ctx, form):
+    import torch
+
+    x_np = ctx.rng.integers(-9, 9, size=(3, 4)).astype("float32")
+    x = ctx.put(x_np)
+    if form == "non-contiguous":
+        view = x.t()
+        ctx.check(not view.is_contiguous(), "the input is a non-contiguous view", "other")
+        out, expected = ctx.measure(torch.unbind, view), list(x_np.T)
+    elif form == "empty-dim":
+        # Unbinding a dimension of length 0 gives no slices at all.
+        out, expected = ctx.measure(torch.unbind, ctx.put(np.zeros((0, 4), "float32"))), []
+    elif form == "size-one":
+        out, expected = ctx.measure(torch.unbind, ctx.put(x_np[:1]), 0), [x_np[0]]
+    elif form == "method":
+        out, expected = ctx.measure(lambda t: t.unbind(-1), x), list(x_np.T)
+    else:
+        out = ctx.measure(torch.unbind, x, 0, warm=False)
+        ctx.check(
+            all(p.data_ptr() == x[i].data_ptr() for i, p in enumerate(out)),
+            "unbind copied its slices instead of returning views",
+            "other",
+        )
+        expected = list(x_np)
+    ctx.check(len(out) == len(expected), f"{len(out)} slices, expected {len(expected)}")
+    for i, (part, ref) in enumerate(zip(out, expected)):
+        ctx.check_equal(part, ref, what=f"slice {i}")
+
+
+@case("gradcheck-float64")
+def unbind_gradcheck(ctx):
+    import torch
+
+    def fn(t):
+        a, b, c = torch.unbind(t, 1)
+        return a * b + c**2
+
+    gradcheck(ctx, fn, ctx.rng.standard_normal((4, 3)))

@@ -1,8 +1,9 @@
 """torch.unsqueeze: insert a size-1 dimension at each position, negative dims, views."""
 
 import numpy as np
+from _torchhelp import COMPLEX_DTYPES, FLOAT_DTYPES, INT_DTYPES, MODES, draw, gradcheck, placed
 
-from portbench_runner.api import case
+from portbench_runner.api import case, sweep
 
 
 @case("dim0", dim=0)
@@ -41,3 +42,56 @@ def unsqueeze_view(ctx):
     x = ctx.put(np.zeros((1000, 1000), dtype="float32"))
     out = ctx.measure(torch.unsqueeze, x, 1)
     ctx.check(out.data_ptr() == x.data_ptr() and tuple(out.shape) == (1000, 1, 1000), "not a view")
+
+
+# unsqueeze only adds a stride, so every dtype must come back exact, eager and compiled.
+@sweep(
+    "{dtype}-{mode}-sweep",
+    dtype=FLOAT_DTYPES + COMPLEX_DTYPES + INT_DTYPES + ("bool",),
+    mode=MODES,
+)
+def unsqueeze_dtypes(ctx, dtype, mode):
+    import torch
+
+    x, x_h = placed(ctx, draw(ctx, (4, 6), dtype, 0, 9), dtype)
+    out = ctx.measure(ctx.in_mode(mode, lambda t: torch.unsqueeze(t, -2)), x)
+    ctx.check(str(out.dtype) == f"torch.{dtype}", f"unsqueeze returned {out.dtype}")
+    ctx.check_equal(out, np.expand_dims(x_h, -2))
+
+
+@sweep("{form}-form", form=["in-place", "non-contiguous", "empty", "method", "writes-through"])
+def unsqueeze_forms(ctx, form):
+    import torch
+
+    x_np = ctx.rng.integers(-9, 9, size=(3, 4)).astype("float32")
+    x = ctx.put(x_np)
+    if form == "in-place":
+        out = ctx.measure(x.unsqueeze_, 1, warm=False)
+        ctx.check(out is x and tuple(x.shape) == (3, 1, 4), f"unsqueeze_ gave {tuple(x.shape)}")
+        expected = np.expand_dims(x_np, 1)
+    elif form == "non-contiguous":
+        view = x.t()
+        ctx.check(not view.is_contiguous(), "the input is a non-contiguous view", "other")
+        out, expected = ctx.measure(torch.unsqueeze, view, 2), np.expand_dims(x_np.T, 2)
+    elif form == "empty":
+        e = np.zeros((0, 4), "float32")
+        out, expected = ctx.measure(torch.unsqueeze, ctx.put(e), 1), np.expand_dims(e, 1)
+    elif form == "method":
+        out, expected = ctx.measure(lambda t: t.unsqueeze(0), x), x_np[None]
+    else:
+        out = ctx.measure(torch.unsqueeze, x, 0, warm=False)
+        out[0, 2, 3] = 50.0
+        ctx.check(float(x[2, 3]) == 50.0, "a write to the unsqueezed view did not reach x")
+        expected = x_np.copy()
+        expected[2, 3] = 50.0
+        expected = expected[None]
+    ctx.check_equal(out, expected)
+
+
+@case("gradcheck-float64")
+def unsqueeze_gradcheck(ctx):
+    import torch
+
+    gradcheck(
+        ctx, lambda t: torch.unsqueeze(t, 1) * torch.unsqueeze(t, 0), ctx.rng.standard_normal(5)
+    )
