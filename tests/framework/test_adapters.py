@@ -37,6 +37,26 @@ def test_torch_put_places_and_converts_dtypes() -> None:
     assert info.value.stage == "setup"
 
 
+def test_torch_switches_a_case_flips_do_not_reach_the_next_case() -> None:
+    torch = pytest.importorskip("torch")
+    adapter = make_adapter("torch", "cpu", CPU)
+    adapter.load()
+    dist = torch.distributions
+    before = dist.Distribution._validate_args
+    with pytest.raises(RuntimeError, match="boom"), adapter.case_scope():
+        # What the first torch.compile of a worker does, and what a careless case does.
+        dist.Distribution.set_default_validate_args(not before)
+        torch.set_default_dtype(torch.float64)
+        torch.set_grad_enabled(False)
+        raise RuntimeError("boom")
+    assert dist.Distribution._validate_args is before
+    assert torch.get_default_dtype() == torch.float32
+    assert torch.is_grad_enabled()
+    with pytest.raises(ValueError):
+        # Validation is back: a probability outside [0, 1] is refused at construction.
+        dist.Bernoulli(probs=torch.tensor([1.5]), validate_args=None)
+
+
 def test_tensorflow_soft_placement_is_restored_after_a_failing_case() -> None:
     tf = pytest.importorskip("tensorflow")
     adapter = make_adapter("tensorflow", "cpu", CPU)

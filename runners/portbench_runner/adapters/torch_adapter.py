@@ -2,8 +2,9 @@
 
 from __future__ import annotations
 
+import contextlib
 import os
-from typing import Any, Callable, Dict, Optional, Tuple, cast
+from typing import Any, Callable, Dict, Iterator, Optional, Tuple, cast
 
 from .. import fallback
 from .base import Adapter, DeviceMissing
@@ -46,6 +47,24 @@ class TorchAdapter(Adapter):
         else:
             raise DeviceMissing(f"unknown flavor {self.flavor!r} for torch")
         self.check_device_name(self.device_name)
+
+    @contextlib.contextmanager
+    def case_scope(self) -> Iterator[None]:
+        # Process-wide switches outlive the case that flips them and would make a later
+        # case's outcome depend on the order cases ran in. The first torch.compile of a
+        # worker turns distributions' argument validation off for the whole process
+        # (dynamo's TorchPatcher); a case may also change the default dtype or grad mode.
+        torch = self.torch
+        distribution = torch.distributions.Distribution
+        validate = distribution._validate_args
+        default_dtype = torch.get_default_dtype()
+        grad = torch.is_grad_enabled()
+        try:
+            yield
+        finally:
+            distribution.set_default_validate_args(validate)
+            torch.set_default_dtype(default_dtype)
+            torch.set_grad_enabled(grad)
 
     def env(self) -> Dict[str, Any]:
         torch = self.torch
