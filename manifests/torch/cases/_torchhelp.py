@@ -71,3 +71,28 @@ def seeded(ctx):
     import torch
 
     torch.manual_seed(ctx.seed)
+
+
+# --- widening (torch-a) ---
+# Dtype lists the torch-a case files sweep (tuples, so `A + B` of them stays a literal the host
+# reads with ast). Named apart from the other half's so the two blocks never shadow each other.
+HALF_FLOATS = ("float16", "bfloat16")
+FULL_FLOATS = ("float32", "float64")
+COMPLEXES = ("complex64", "complex128")
+ALL_INTS = ("int8", "int16", "int32", "int64", "uint8")
+BOOL = ("bool",)
+MODES = ("eager", "compiled")
+
+
+def rtol_of(dtype):
+    """The helper's per-dtype tolerance; integers and bool compare exactly."""
+    return RTOL.get(dtype, 0.0)
+
+
+def close_or_equal(ctx, out, expected, dtype, scale=1.0):
+    """Exact for integers and bool (wrapping like the dtype), dtype-scaled tolerance otherwise."""
+    if dtype == "bool" or dtype in ALL_INTS:
+        ctx.check_equal(out, np.asarray(expected).astype(dtype))
+    else:
+        r = RTOL[dtype] * scale
+        ctx.check_close(out, expected, rtol=r, atol=r)

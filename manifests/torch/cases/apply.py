@@ -3,7 +3,7 @@ as documented: on other devices it is expected to raise)."""
 
 import numpy as np
 
-from portbench_runner.api import case
+from portbench_runner.api import case, sweep
 
 
 @case("float32-square", dtype="float32")

@@ -2,7 +2,7 @@
 
 import numpy as np
 
-from portbench_runner.api import case
+from portbench_runner.api import case, sweep
 
 
 @case("view-shares-storage")

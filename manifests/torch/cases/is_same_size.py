@@ -2,7 +2,7 @@
 
 import numpy as np
 
-from portbench_runner.api import case
+from portbench_runner.api import case, sweep
 
 
 @case("same-shape", a=(3, 4), b=(3, 4), expected=True)
