@@ -96,3 +96,10 @@ def close_or_equal(ctx, out, expected, dtype, scale=1.0):
     else:
         r = RTOL[dtype] * scale
         ctx.check_close(out, expected, rtol=r, atol=r)
+
+
+def small_ints(ctx, shape, dtype):
+    """Integers 0..8 as `dtype` on the host (bool: above 4): exact in every width, bfloat16
+    included (drawn as float32), so values round-trip and compare exactly."""
+    values = ctx.rng.integers(0, 9, size=shape)
+    return values > 4 if dtype == "bool" else values.astype(host_dtype(dtype))
