@@ -148,7 +148,10 @@ def adamax_forms(ctx, form):
         ctx.check_close(ctx.measure(run, warm=False), ref, dtype="float64", kind="linalg")
     elif form == "complex-params":
         if not ctx.version_at_least("2.0"):
-            ctx.skip(f"Adamax handles complex parameters from torch 2.0 (this is {ctx.version})")
+            ctx.skip(
+                f"complex parameters came to Adamax in the 2.x line; {ctx.version} refuses them "
+                '("max_values_cpu" not implemented for ComplexDouble)'
+            )
         # A complex parameter is updated as its real and imaginary parts side by side.
         z0 = p0[:12] + 1j * p0[12:]
         zp = torch.nn.Parameter(ctx.put(z0))

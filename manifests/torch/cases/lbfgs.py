@@ -120,7 +120,10 @@ def lbfgs_forms(ctx, form):
 
     if form == "complex-params":
         if not ctx.version_at_least("2.0"):
-            ctx.skip(f"LBFGS takes complex parameters from torch 2.0 (this is {ctx.version})")
+            ctx.skip(
+                f"complex parameters came to LBFGS in the 2.x line; {ctx.version} refuses them "
+                '("gt_cpu" not implemented for ComplexDouble)'
+            )
         # |z - c|^2 over complex z: minimised at c (the real view is optimised).
         c_np = ctx.rng.standard_normal(4) + 1j * ctx.rng.standard_normal(4)
         c = ctx.put(c_np)
