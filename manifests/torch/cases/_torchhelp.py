@@ -103,3 +103,14 @@ def small_ints(ctx, shape, dtype):
     included (drawn as float32), so values round-trip and compare exactly."""
     values = ctx.rng.integers(0, 9, size=shape)
     return values > 4 if dtype == "bool" else values.astype(host_dtype(dtype))
+
+
+def host_values(tensors):
+    """(dtypes, NumPy copies) of host-side tensors, e.g. DataLoader batches: a measured call
+    returns these, not CPU tensors, which a device cell's placement audit would flag.
+    bfloat16 becomes float32 (NumPy has no bfloat16)."""
+    import torch
+
+    dtypes = [t.dtype for t in tensors]
+    arrays = [(t.float() if t.dtype == torch.bfloat16 else t).numpy() for t in tensors]
+    return dtypes, arrays

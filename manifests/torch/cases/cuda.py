@@ -119,6 +119,7 @@ def cuda_forms(ctx, form):
         a = ctx.put(np.ones((256, 256), dtype="float32"))
 
         def run():
+            side.wait_stream(torch.cuda.current_stream())  # `a` was made on the default one
             with torch.cuda.stream(side):
                 out = a * 3
             torch.cuda.current_stream().wait_stream(side)

@@ -55,7 +55,8 @@ def dropout3d_dtypes(ctx, dtype, mode):
     ctx.check(bool(np.all(per_channel.min(axis=2) == per_channel.max(axis=2))), "a channel split")
     kept = per_channel[:, :, 0] != 0
     ctx.check_equal(per_channel[kept][:, 0], np.full(kept.sum(), 6.0))
-    ctx.check(abs(kept.mean() - 0.5) < 0.1, f"kept share {kept.mean():.2f}, expected 0.5")
+    # 256 channels: the kept share's standard deviation is 0.031; 0.15 is about 5 of them.
+    ctx.check(abs(kept.mean() - 0.5) < 0.15, f"kept share {kept.mean():.2f}, expected 0.5")
 
 
 @sweep("{form}-sweep", form=["unbatched", "in-place", "p-zero", "p-one", "functional", "grad"])
