@@ -84,11 +84,6 @@ BOOL = ("bool",)
 MODES = ("eager", "compiled")
 
 
-def rtol_of(dtype):
-    """The helper's per-dtype tolerance; integers and bool compare exactly."""
-    return RTOL.get(dtype, 0.0)
-
-
 def close_or_equal(ctx, out, expected, dtype, scale=1.0):
     """Exact for integers and bool (wrapping like the dtype), dtype-scaled tolerance otherwise."""
     if dtype == "bool" or dtype in ALL_INTS:
