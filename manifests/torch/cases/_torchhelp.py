@@ -81,7 +81,7 @@ FULL_FLOATS = ("float32", "float64")
 COMPLEXES = ("complex64", "complex128")
 ALL_INTS = ("int8", "int16", "int32", "int64", "uint8")
 BOOL = ("bool",)
-MODES = ("eager", "compiled")
+EAGER_COMPILED = ("eager", "compiled")
 
 
 def close_or_equal(ctx, out, expected, dtype, scale=1.0):

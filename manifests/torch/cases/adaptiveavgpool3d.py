@@ -2,7 +2,7 @@
 not), global pooling, batches, autograd."""
 
 import numpy as np
-from _torchhelp import FULL_FLOATS, HALF_FLOATS, MODES
+from _torchhelp import EAGER_COMPILED, FULL_FLOATS, HALF_FLOATS
 
 from portbench_runner.api import case, sweep
 
@@ -56,7 +56,7 @@ def pool_grad(ctx):
 
 # Every float dtype the pool takes on the CPU (integers are refused), non-divisible bins,
 # in each mode.
-@sweep("{dtype}-{mode}-sweep", dtype=HALF_FLOATS + FULL_FLOATS, mode=MODES)
+@sweep("{dtype}-{mode}-sweep", dtype=HALF_FLOATS + FULL_FLOATS, mode=EAGER_COMPILED)
 def pool_dtypes(ctx, dtype, mode):
     import torch
     from _torchhelp import RTOL, draw, placed

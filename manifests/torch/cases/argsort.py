@@ -1,7 +1,7 @@
 """torch.argsort: orders along dims, descending, stable ties, dtypes."""
 
 import numpy as np
-from _torchhelp import ALL_INTS, FULL_FLOATS, HALF_FLOATS, MODES
+from _torchhelp import ALL_INTS, EAGER_COMPILED, FULL_FLOATS, HALF_FLOATS
 
 from portbench_runner.api import case, sweep
 
@@ -51,7 +51,7 @@ def argsort_stable(ctx):
     "{dtype}-{order}-{mode}-sweep",
     dtype=HALF_FLOATS + FULL_FLOATS + ALL_INTS,
     order=["ascending", "descending"],
-    mode=MODES,
+    mode=EAGER_COMPILED,
 )
 def argsort_dtypes(ctx, dtype, order, mode):
     import torch

@@ -2,7 +2,7 @@
 momentum) and inference (running stats), affine, autograd."""
 
 import numpy as np
-from _torchhelp import FULL_FLOATS, HALF_FLOATS, MODES
+from _torchhelp import EAGER_COMPILED, FULL_FLOATS, HALF_FLOATS
 
 from portbench_runner.api import case, sweep
 
@@ -81,7 +81,7 @@ def _bn_ref(x, mean, var, w, b, eps=1e-5):
     "{dtype}-{phase}-{mode}-sweep",
     dtype=HALF_FLOATS + FULL_FLOATS,
     phase=["training", "inference"],
-    mode=MODES,
+    mode=EAGER_COMPILED,
 )
 def batch_norm_dtypes(ctx, dtype, phase, mode):
     import torch.nn.functional as F

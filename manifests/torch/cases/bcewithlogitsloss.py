@@ -1,7 +1,7 @@
 """torch.nn.BCEWithLogitsLoss: stable log-sigmoid loss; reductions, pos_weight, weight, grad."""
 
 import numpy as np
-from _torchhelp import FULL_FLOATS, HALF_FLOATS, MODES
+from _torchhelp import EAGER_COMPILED, FULL_FLOATS, HALF_FLOATS
 
 from portbench_runner.api import case, sweep
 
@@ -65,7 +65,7 @@ def bce_grad(ctx):
     "{dtype}-{reduction}-{mode}-sweep",
     dtype=HALF_FLOATS + FULL_FLOATS,
     reduction=["mean", "sum", "none"],
-    mode=MODES,
+    mode=EAGER_COMPILED,
 )
 def bce_dtypes(ctx, dtype, reduction, mode):
     import torch

@@ -1,7 +1,7 @@
 """torch.broadcast_tensors: shapes broadcast to a common shape, views, errors, autograd."""
 
 import numpy as np
-from _torchhelp import ALL_INTS, BOOL, COMPLEXES, FULL_FLOATS, HALF_FLOATS, MODES
+from _torchhelp import ALL_INTS, BOOL, COMPLEXES, EAGER_COMPILED, FULL_FLOATS, HALF_FLOATS
 
 from portbench_runner.api import case, sweep
 
@@ -56,7 +56,7 @@ def broadcast_grad(ctx):
 @sweep(
     "{dtype}-{mode}-sweep",
     dtype=HALF_FLOATS + FULL_FLOATS + COMPLEXES + ALL_INTS + BOOL,
-    mode=MODES,
+    mode=EAGER_COMPILED,
 )
 def broadcast_dtypes(ctx, dtype, mode):
     import torch

@@ -2,7 +2,7 @@
 dilation, groups, bias), dtypes, channels, autograd, compiled."""
 
 import numpy as np
-from _torchhelp import COMPLEXES, FULL_FLOATS, HALF_FLOATS, MODES
+from _torchhelp import COMPLEXES, EAGER_COMPILED, FULL_FLOATS, HALF_FLOATS
 
 from portbench_runner.api import case, sweep
 
@@ -117,7 +117,7 @@ def _conv_with_host_params(ctx, dtype, in_c=4, out_c=6, k=3, **opts):
 
 # Every dtype Conv2d takes on the CPU (float16 and complex included; integers refused), in
 # each mode, with stride and padding.
-@sweep("{dtype}-{mode}-sweep", dtype=HALF_FLOATS + FULL_FLOATS + COMPLEXES, mode=MODES)
+@sweep("{dtype}-{mode}-sweep", dtype=HALF_FLOATS + FULL_FLOATS + COMPLEXES, mode=EAGER_COMPILED)
 def conv2d_dtypes(ctx, dtype, mode):
     import torch
     from _torchhelp import RTOL, draw, placed

@@ -1,7 +1,7 @@
 """torch.diag: vector to matrix and matrix to vector, offsets, dtypes, autograd."""
 
 import numpy as np
-from _torchhelp import ALL_INTS, BOOL, COMPLEXES, FULL_FLOATS, HALF_FLOATS, MODES
+from _torchhelp import ALL_INTS, BOOL, COMPLEXES, EAGER_COMPILED, FULL_FLOATS, HALF_FLOATS
 
 from portbench_runner.api import case, sweep
 
@@ -39,7 +39,7 @@ def diag_grad(ctx):
     "{dtype}-{direction}-{mode}-sweep",
     dtype=HALF_FLOATS + FULL_FLOATS + COMPLEXES + ALL_INTS + BOOL,
     direction=["vector", "matrix"],
-    mode=MODES,
+    mode=EAGER_COMPILED,
 )
 def diag_dtypes(ctx, dtype, direction, mode):
     import torch

@@ -2,7 +2,7 @@
 identity when not training, p=0 and p=1 edges, autograd mask."""
 
 import numpy as np
-from _torchhelp import FULL_FLOATS, HALF_FLOATS, MODES
+from _torchhelp import EAGER_COMPILED, FULL_FLOATS, HALF_FLOATS
 
 from portbench_runner.api import case, sweep
 
@@ -70,7 +70,7 @@ def dropout_grad(ctx):
     "{dtype}-p{p}-{mode}-sweep",
     dtype=HALF_FLOATS + FULL_FLOATS,
     p=["0.5", "0.75"],
-    mode=MODES,
+    mode=EAGER_COMPILED,
 )
 def dropout_dtypes(ctx, dtype, p, mode):
     ctx.not_comparable("draws from the device's random generator")

@@ -2,7 +2,7 @@
 by 1/(1-p)); identity in eval."""
 
 import numpy as np
-from _torchhelp import FULL_FLOATS, HALF_FLOATS, MODES
+from _torchhelp import EAGER_COMPILED, FULL_FLOATS, HALF_FLOATS
 
 from portbench_runner.api import case, sweep
 
@@ -41,7 +41,7 @@ def dropout3d_eval(ctx):
 
 # Every float dtype Dropout3d takes on the CPU (complex is refused there, as for dropout),
 # in each mode; a channel is dropped or kept whole, survivors scaled exactly by 1/(1-p).
-@sweep("{dtype}-{mode}-sweep", dtype=HALF_FLOATS + FULL_FLOATS, mode=MODES)
+@sweep("{dtype}-{mode}-sweep", dtype=HALF_FLOATS + FULL_FLOATS, mode=EAGER_COMPILED)
 def dropout3d_dtypes(ctx, dtype, mode):
     ctx.not_comparable("draws from the device's random generator")
     import torch

@@ -1,7 +1,7 @@
 """torch.fliplr: reverses columns of 2-d and n-d tensors, refuses 1-d, autograd, compiled."""
 
 import numpy as np
-from _torchhelp import ALL_INTS, BOOL, COMPLEXES, FULL_FLOATS, HALF_FLOATS, MODES
+from _torchhelp import ALL_INTS, BOOL, COMPLEXES, EAGER_COMPILED, FULL_FLOATS, HALF_FLOATS
 
 from portbench_runner.api import case, sweep
 
@@ -45,7 +45,7 @@ def fliplr_compiled(ctx):
 @sweep(
     "{dtype}-{mode}-sweep",
     dtype=HALF_FLOATS + FULL_FLOATS + COMPLEXES + ALL_INTS + BOOL,
-    mode=MODES,
+    mode=EAGER_COMPILED,
 )
 def fliplr_dtypes(ctx, dtype, mode):
     import torch

@@ -2,7 +2,7 @@
 log_target, zero targets, autograd."""
 
 import numpy as np
-from _torchhelp import FULL_FLOATS, HALF_FLOATS, MODES
+from _torchhelp import EAGER_COMPILED, FULL_FLOATS, HALF_FLOATS
 
 from portbench_runner.api import case, sweep
 
@@ -65,7 +65,7 @@ def _kl_ref(logp, target, log_target):
     "{dtype}-{target}-{mode}-sweep",
     dtype=HALF_FLOATS + FULL_FLOATS,
     target=["prob", "log"],
-    mode=MODES,
+    mode=EAGER_COMPILED,
 )
 def kl_dtypes(ctx, dtype, target, mode):
     import torch

@@ -1,7 +1,7 @@
 """torch.nn.Linear: forward against x @ W.T + b, no-bias, batched shapes, backward, dtypes."""
 
 import numpy as np
-from _torchhelp import COMPLEXES, FULL_FLOATS, HALF_FLOATS, MODES
+from _torchhelp import COMPLEXES, EAGER_COMPILED, FULL_FLOATS, HALF_FLOATS
 
 from portbench_runner.api import case, sweep
 
@@ -77,7 +77,7 @@ def _set_params(ctx, layer, dtype, in_f, out_f):
 
 
 # Every dtype nn.Linear takes on the CPU (integer weights cannot be initialised), in each mode.
-@sweep("{dtype}-{mode}-sweep", dtype=HALF_FLOATS + FULL_FLOATS + COMPLEXES, mode=MODES)
+@sweep("{dtype}-{mode}-sweep", dtype=HALF_FLOATS + FULL_FLOATS + COMPLEXES, mode=EAGER_COMPILED)
 def linear_dtypes(ctx, dtype, mode):
     import torch
     from _torchhelp import RTOL, draw, placed

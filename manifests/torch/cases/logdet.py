@@ -1,7 +1,7 @@
 """torch.logdet (the study's det/logdet/slogdet test): log-determinants, signs, batches."""
 
 import numpy as np
-from _torchhelp import COMPLEXES, FULL_FLOATS, HALF_FLOATS, MODES
+from _torchhelp import COMPLEXES, EAGER_COMPILED, FULL_FLOATS, HALF_FLOATS
 
 from portbench_runner.api import case, sweep
 
@@ -63,7 +63,7 @@ def _logdet_ref(a):
 
 
 # Every dtype logdet takes on the CPU (float32/64, complex64/128), batched, in each mode.
-@sweep("{dtype}-{mode}-sweep", dtype=FULL_FLOATS + COMPLEXES, mode=MODES)
+@sweep("{dtype}-{mode}-sweep", dtype=FULL_FLOATS + COMPLEXES, mode=EAGER_COMPILED)
 def logdet_dtypes(ctx, dtype, mode):
     import torch
 
