@@ -73,12 +73,21 @@ def seeded(ctx):
     torch.manual_seed(ctx.seed)
 
 
-# --- widening (torch-b) ---
-# Shared sweep axes: literal tuples, so the host can read them with ast (add tuples to tuples).
-FLOAT_DTYPES = ("float16", "bfloat16", "float32", "float64")
-COMPLEX_DTYPES = ("complex64", "complex128")
-INT_DTYPES = ("int8", "int16", "int32", "int64", "uint8")
-MODES = ("eager", "compiled")
+# --- widening (torch-a, torch-b) ---
+# Dtype lists the widened sweeps share (tuples, so `A + B` of them stays a literal the host
+# reads with ast).
+HALF_FLOATS = ("float16", "bfloat16")
+FULL_FLOATS = ("float32", "float64")
+COMPLEXES = ("complex64", "complex128")
+ALL_INTS = ("int8", "int16", "int32", "int64", "uint8")
+BOOL = ("bool",)
+EAGER_COMPILED = ("eager", "compiled")
+
+# The same lists under the names the torch-b files use (one definition each).
+FLOAT_DTYPES = HALF_FLOATS + FULL_FLOATS
+COMPLEX_DTYPES = COMPLEXES
+INT_DTYPES = ALL_INTS
+MODES = EAGER_COMPILED
 
 
 def is_exact(dtype):
@@ -133,3 +142,30 @@ def quarters(x):
 #: (rtol = atol) for small networks whose outputs are O(1) (layer norms, gates): a few
 #: roundings of the dtype per layer, not the elementwise tolerance.
 NET_TOL = {"float16": 1e-2, "bfloat16": 6e-2, "float32": 1e-4, "float64": 1e-9}
+
+
+def close_or_equal(ctx, out, expected, dtype, scale=1.0):
+    """Exact for integers and bool (wrapping like the dtype), dtype-scaled tolerance otherwise."""
+    if dtype == "bool" or dtype in ALL_INTS:
+        ctx.check_equal(out, np.asarray(expected).astype(dtype))
+    else:
+        r = RTOL[dtype] * scale
+        ctx.check_close(out, expected, rtol=r, atol=r)
+
+
+def small_ints(ctx, shape, dtype):
+    """Integers 0..8 as `dtype` on the host (bool: above 4): exact in every width, bfloat16
+    included (drawn as float32), so values round-trip and compare exactly."""
+    values = ctx.rng.integers(0, 9, size=shape)
+    return values > 4 if dtype == "bool" else values.astype(host_dtype(dtype))
+
+
+def host_values(tensors):
+    """(dtypes, NumPy copies) of host-side tensors, e.g. DataLoader batches: a measured call
+    returns these, not CPU tensors, which a device cell's placement audit would flag.
+    bfloat16 becomes float32 (NumPy has no bfloat16)."""
+    import torch
+
+    dtypes = [t.dtype for t in tensors]
+    arrays = [(t.float() if t.dtype == torch.bfloat16 else t).numpy() for t in tensors]
+    return dtypes, arrays

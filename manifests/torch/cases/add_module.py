@@ -1,8 +1,9 @@
 """torch.nn.Module.add_module: registers children (named, listed, moved with the module)."""
 
 import numpy as np
+from _torchhelp import COMPLEXES, FULL_FLOATS, HALF_FLOATS
 
-from portbench_runner.api import case
+from portbench_runner.api import case, sweep
 
 
 @case("child-is-registered")
@@ -57,3 +58,93 @@ def add_module_bad_name(ctx):
         return False
 
     ctx.check(ctx.measure(attempt), "a dotted child name was accepted")
+
+
+# A child added with add_module follows the parent's .to(dtype) in every floating dtype
+# (integer dtypes are refused by Module.to).
+@sweep("to-{dtype}-sweep", dtype=HALF_FLOATS + FULL_FLOATS + COMPLEXES)
+def add_module_dtypes(ctx, dtype):
+    import torch
+
+    parent = torch.nn.Module()
+    child = torch.nn.Linear(4, 3)
+    w32 = child.weight.detach().clone()
+    ctx.measure(parent.add_module, "fc", child, warm=False)
+    parent.to(device=ctx.device, dtype=getattr(torch, dtype))
+    ctx.check(parent.fc.weight.dtype == getattr(torch, dtype), f"child is {parent.fc.weight.dtype}")
+    # The parameters' values are the float32 initialisation cast to the dtype (no forward:
+    # that would test Linear's kernels, not add_module).
+    w = np.asarray(ctx.to_numpy(parent.fc.weight)).astype("complex128")
+    ctx.check_close(w, np.asarray(ctx.to_numpy(w32)).astype("float64"), dtype=dtype)
+
+
+@sweep(
+    "{form}-sweep",
+    form=[
+        "replaces-existing",
+        "none-placeholder",
+        "non-module-refused",
+        "attribute-clash-refused",
+        "empty-name-refused",
+        "state-dict-keys",
+        "nested-named-modules",
+        "order-kept",
+    ],
+)
+def add_module_forms(ctx, form):
+    import torch
+
+    parent = torch.nn.Module()
+
+    def refused(fn, errors):
+        try:
+            fn()
+        except errors:
+            return True
+        return False
+
+    if form == "replaces-existing":
+        parent.add_module("child", torch.nn.Linear(2, 2))
+        new = torch.nn.Tanh()
+        ctx.measure(parent.add_module, "child", new, warm=False)
+        ctx.check(parent.child is new and len(list(parent.parameters())) == 0, "not replaced")
+    elif form == "none-placeholder":
+        # None reserves the name: listed among the modules' names, no parameters.
+        ctx.measure(parent.add_module, "slot", None, warm=False)
+        ctx.check("slot" in parent._modules and parent.slot is None, "None was not registered")
+        ctx.check(list(parent.children()) == [], "a None child is iterated")
+    elif form == "non-module-refused":
+        ok = ctx.measure(refused, lambda: parent.add_module("x", 3), TypeError)
+        ctx.check(ok, "an int was added as a module", "type")
+    elif form == "attribute-clash-refused":
+        parent.weight_scale = 2.0
+        ok = ctx.measure(
+            refused, lambda: parent.add_module("weight_scale", torch.nn.Identity()), KeyError
+        )
+        ctx.check(ok, "a child shadowed an existing attribute", "other")
+    elif form == "empty-name-refused":
+        ok = ctx.measure(refused, lambda: parent.add_module("", torch.nn.Identity()), KeyError)
+        ctx.check(ok, "an empty child name was accepted", "other")
+    elif form == "state-dict-keys":
+        ctx.measure(parent.add_module, "bn", torch.nn.BatchNorm1d(3), warm=False)
+        keys = set(parent.state_dict())
+        want = {
+            "bn.weight",
+            "bn.bias",
+            "bn.running_mean",
+            "bn.running_var",
+            "bn.num_batches_tracked",
+        }
+        ctx.check(keys == want, f"state_dict keys {sorted(keys)}")
+    elif form == "nested-named-modules":
+        inner = torch.nn.Module()
+        inner.add_module("leaf", torch.nn.ReLU())
+        ctx.measure(parent.add_module, "inner", inner, warm=False)
+        names = [n for n, _ in parent.named_modules()]
+        ctx.check(names == ["", "inner", "inner.leaf"], f"named_modules {names}")
+    else:
+        # Children are kept in the order they were added: Sequential-like iteration.
+        for name in ("c", "a", "b"):
+            parent.add_module(name, torch.nn.Identity())
+        order = ctx.measure(lambda: [n for n, _ in parent.named_children()])
+        ctx.check(order == ["c", "a", "b"], f"order {order}")

@@ -2,8 +2,9 @@
 as documented: on other devices it is expected to raise)."""
 
 import numpy as np
+from _torchhelp import ALL_INTS, BOOL, COMPLEXES, FULL_FLOATS, HALF_FLOATS
 
-from portbench_runner.api import case
+from portbench_runner.api import case, sweep
 
 
 @case("float32-square", dtype="float32")
@@ -29,3 +30,50 @@ def apply_large(ctx):
     x = ctx.put(np.ones(100_000, dtype="float32"))
     ctx.measure(x.apply_, lambda v: v + 2, warm=False)
     ctx.check_equal(ctx.to_numpy(x)[:3], [3.0, 3.0, 3.0])
+
+
+# Every dtype apply_ takes (the callable sees Python numbers: int, float, complex or bool);
+# the function keeps the tensor's dtype, so results wrap or round like it.
+@sweep("{dtype}-sweep", dtype=HALF_FLOATS + FULL_FLOATS + COMPLEXES + ALL_INTS + BOOL)
+def apply_dtypes(ctx, dtype):
+    from _torchhelp import close_or_equal, draw, placed
+
+    if ctx.flavor != "cpu":
+        ctx.skip("Tensor.apply_ works only on CPU tensors (documented)")
+    x, x_h = placed(ctx, draw(ctx, (96,), dtype, 0, 9), dtype)
+    fn = (lambda v: not v) if dtype == "bool" else (lambda v: v * 3 + 1)
+    # Before the call: on the CPU the host copy of an integer tensor can share its memory.
+    expected = np.logical_not(x_h) if dtype == "bool" else x_h * 3 + 1
+    out = ctx.measure(x.apply_, fn, warm=False)
+    ctx.check(out is x and out.dtype == x.dtype, "apply_ did not return its own tensor")
+    close_or_equal(ctx, out, expected, dtype)
+
+
+@sweep("{form}-sweep", form=["non-contiguous", "empty", "scalar", "raises-propagates"])
+def apply_forms(ctx, form):
+    if ctx.flavor != "cpu":
+        ctx.skip("Tensor.apply_ works only on CPU tensors (documented)")
+    base_np = np.arange(20, dtype="float32").reshape(4, 5)
+    base = ctx.put(base_np)
+    if form == "non-contiguous":
+        # Every element of a strided view, and only those, is visited in place.
+        view = base[:, ::2]
+        ctx.check(not view.is_contiguous(), "the input is a non-contiguous view", "other")
+        ctx.measure(view.apply_, lambda v: -v, warm=False)
+        expected = base_np.copy()
+        expected[:, ::2] *= -1
+        ctx.check_equal(base, expected)
+    elif form in ("empty", "scalar"):
+        x_np = np.zeros((0, 3), "float32") if form == "empty" else np.array(2.5, "float32")
+        x = ctx.put(x_np)
+        ctx.check_equal(ctx.measure(x.apply_, lambda v: v + 1, warm=False), x_np + 1)
+    else:
+
+        def attempt():
+            try:
+                base.apply_(lambda v: 1 / 0)
+            except ZeroDivisionError:
+                return True
+            return False
+
+        ctx.check(ctx.measure(attempt, warm=False), "the callable's error was swallowed", "other")

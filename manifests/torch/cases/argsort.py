@@ -1,8 +1,9 @@
 """torch.argsort: orders along dims, descending, stable ties, dtypes."""
 
 import numpy as np
+from _torchhelp import ALL_INTS, EAGER_COMPILED, FULL_FLOATS, HALF_FLOATS
 
-from portbench_runner.api import case
+from portbench_runner.api import case, sweep
 
 
 @case("float32-last-dim", dtype="float32", shape=(4, 2049))
@@ -42,3 +43,64 @@ def argsort_stable(ctx):
     x = np.array([3, 1, 3, 1, 2, 3], dtype="int64")
     out = ctx.measure(torch.argsort, ctx.put(x), stable=True)
     ctx.check_equal(out, np.argsort(x, kind="stable"))
+
+
+# Every dtype torch.argsort orders on the CPU (complex has no order and is refused), in each
+# mode, ascending and descending. Distinct values so the expected indices are unique.
+@sweep(
+    "{dtype}-{order}-{mode}-sweep",
+    dtype=HALF_FLOATS + FULL_FLOATS + ALL_INTS,
+    order=["ascending", "descending"],
+    mode=EAGER_COMPILED,
+)
+def argsort_dtypes(ctx, dtype, order, mode):
+    import torch
+
+    n = 100 if dtype in ("int8", "uint8") else 200  # distinct values fit in the dtype
+    perm = ctx.rng.permutation(n) - (n // 2 if dtype == "int8" else 0)
+    x = (perm.astype("float64") / 4 if dtype in HALF_FLOATS + FULL_FLOATS else perm).astype(
+        "float32" if dtype == "bfloat16" else dtype
+    )  # quarters are exact in float16 and bfloat16 below 256
+    descending = order == "descending"
+    fn = ctx.in_mode(mode, lambda t: torch.argsort(t, descending=descending))
+    out = ctx.measure(fn, ctx.put(x, dtype=dtype))
+    expected = np.argsort(-x.astype("float64") if descending else x.astype("float64"))
+    ctx.check_equal(out, expected)
+
+
+@case("bool-stable-sweep")
+def argsort_bool(ctx):
+    import torch
+
+    if not ctx.version_at_least("1.13"):
+        ctx.skip(f"torch.argsort has no stable= argument before 1.13 (this is {ctx.version})")
+    x = ctx.rng.random(97) > 0.5
+    out = ctx.measure(torch.argsort, ctx.put(x), stable=True)
+    ctx.check_equal(out, np.argsort(x, kind="stable"))
+
+
+@sweep("{form}-sweep", form=["dim0-3d", "non-contiguous", "empty", "scalar", "complex-refused"])
+def argsort_forms(ctx, form):
+    import torch
+
+    if form == "complex-refused":
+        z = ctx.put(np.array([1 + 1j, 2 - 1j], dtype="complex64"))
+
+        def attempt():
+            try:
+                torch.argsort(z)
+            except (RuntimeError, TypeError):
+                return True
+            return False
+
+        ctx.check(ctx.measure(attempt), "argsort ordered complex numbers", category="type")
+        return
+    shape = {"dim0-3d": (7, 3, 5), "non-contiguous": (9, 11), "empty": (0, 4), "scalar": ()}[form]
+    x = ctx.rng.permutation(max(int(np.prod(shape)), 1))[: int(np.prod(shape))]
+    x = x.reshape(shape).astype("float32")
+    t = ctx.put(x)
+    if form == "non-contiguous":
+        t, x = t.t(), x.T
+        ctx.check(not t.is_contiguous(), "the input is a non-contiguous view", "other")
+    out = ctx.measure(torch.argsort, t, dim=0)
+    ctx.check_equal(out, np.argsort(x, axis=0) if x.ndim else np.array(0))

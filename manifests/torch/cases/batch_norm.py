@@ -2,8 +2,9 @@
 momentum) and inference (running stats), affine, autograd."""
 
 import numpy as np
+from _torchhelp import EAGER_COMPILED, FULL_FLOATS, HALF_FLOATS
 
-from portbench_runner.api import case
+from portbench_runner.api import case, sweep
 
 
 @case("training-2d", shape=(16, 6))
@@ -65,3 +66,138 @@ def batch_norm_grad(ctx):
     ctx.check_close(
         ctx.to_numpy(ctx.measure(backward)).sum(axis=0), np.zeros(2), dtype="float64", atol=1e-9
     )
+
+
+def _bn_ref(x, mean, var, w, b, eps=1e-5):
+    shape = (1, -1) + (1,) * (x.ndim - 2)
+    return (x - mean.reshape(shape)) / np.sqrt(var.reshape(shape) + eps) * w.reshape(
+        shape
+    ) + b.reshape(shape)
+
+
+# Every float dtype batch_norm takes on the CPU, training (batch statistics; running stats
+# updated with momentum) and inference (running stats), affine, in each mode.
+@sweep(
+    "{dtype}-{phase}-{mode}-sweep",
+    dtype=HALF_FLOATS + FULL_FLOATS,
+    phase=["training", "inference"],
+    mode=EAGER_COMPILED,
+)
+def batch_norm_dtypes(ctx, dtype, phase, mode):
+    import torch.nn.functional as F
+    from _torchhelp import RTOL, draw, placed
+
+    x, x_h = placed(ctx, draw(ctx, (6, 4, 3, 3), dtype, -2, 4), dtype)
+    mean, mean_h = placed(ctx, draw(ctx, (4,), dtype, -1, 1), dtype)
+    var, var_h = placed(ctx, draw(ctx, (4,), dtype, 0.5, 2), dtype)
+    w, w_h = placed(ctx, draw(ctx, (4,), dtype, 0.5, 2), dtype)
+    b, b_h = placed(ctx, draw(ctx, (4,), dtype, -1, 1), dtype)
+    training = phase == "training"
+
+    def run(t, m, v, weight, bias):
+        return F.batch_norm(t, m, v, weight, bias, training=training, momentum=0.1)
+
+    out = ctx.measure(ctx.in_mode(mode, run), x, mean, var, w, b, warm=not training)
+    ctx.check(out.dtype == x.dtype, f"dtype {out.dtype}, not {x.dtype}")
+    r = RTOL[dtype] * 10  # statistics are reductions over 54 elements
+    if training:
+        axes = (0, 2, 3)
+        bm, bv = x_h.mean(axis=axes), x_h.var(axis=axes)
+        ctx.check_close(out, _bn_ref(x_h, bm, bv, w_h, b_h), rtol=r, atol=r)
+        n = x_h.size // 4
+        ctx.check_close(mean, 0.9 * mean_h + 0.1 * bm, rtol=r, atol=r, what="running mean")
+        ctx.check_close(
+            var, 0.9 * var_h + 0.1 * bv * n / (n - 1), rtol=r, atol=r, what="running var"
+        )
+    else:
+        ctx.check_close(out, _bn_ref(x_h, mean_h, var_h, w_h, b_h), rtol=r, atol=r)
+
+
+@sweep("gradcheck-{phase}-sweep", phase=["training", "inference"])
+def batch_norm_gradcheck(ctx, phase):
+    import torch
+    import torch.nn.functional as F
+
+    # float64 gradcheck of input, weight and bias (statistics are buffers, not inputs).
+    x = ctx.put(ctx.rng.standard_normal((4, 3, 2)), requires_grad=True)
+    w = ctx.put(ctx.rng.uniform(0.5, 2, 3), requires_grad=True)
+    b = ctx.put(ctx.rng.standard_normal(3), requires_grad=True)
+    mean, var = ctx.put(np.zeros(3)), ctx.put(np.ones(3))
+    training = phase == "training"
+
+    def fn(t, weight, bias):
+        return F.batch_norm(t, mean.clone(), var.clone(), weight, bias, training=training)
+
+    ctx.check(ctx.measure(torch.autograd.gradcheck, fn, (x, w, b), warm=False), "gradcheck")
+
+
+@sweep("grad-{dtype}-sweep", dtype=["float16", "bfloat16", "float32"])
+def batch_norm_grad_dtypes(ctx, dtype):
+    import torch.nn.functional as F
+    from _torchhelp import RTOL, draw, placed
+
+    # The input gradient of training-mode batch norm sums to zero over each channel.
+    x, _ = placed(ctx, draw(ctx, (8, 3, 4), dtype, -2, 2), dtype, requires_grad=True)
+    g, _ = placed(ctx, draw(ctx, (8, 3, 4), dtype, -1, 1), dtype)
+
+    def backward():
+        x.grad = None
+        (F.batch_norm(x, None, None, training=True) * g).sum().backward()
+        return x.grad
+
+    grad = np.asarray(ctx.to_numpy(ctx.measure(backward)), dtype="float64")
+    r = RTOL[dtype] * 20
+    ctx.check_close(grad.sum(axis=(0, 2)), np.zeros(3), rtol=r, atol=r)
+
+
+@sweep(
+    "{form}-sweep",
+    form=[
+        "no-running-stats",
+        "2d-input",
+        "5d-input",
+        "channels-last",
+        "non-contiguous",
+        "one-value-per-channel-refused",
+    ],
+)
+def batch_norm_forms(ctx, form):
+    import torch
+    import torch.nn.functional as F
+
+    shape = {"2d-input": (7, 4), "5d-input": (3, 4, 2, 3, 2)}.get(form, (3, 4, 5, 5))
+    x_np = ctx.rng.standard_normal(shape) * 2 + 1
+    x = ctx.put(x_np)
+    if form == "one-value-per-channel-refused":
+        # Training needs more than one value per channel to estimate a variance.
+        one = ctx.put(np.ones((1, 4)))
+
+        def attempt():
+            try:
+                F.batch_norm(one, None, None, training=True)
+            except ValueError:
+                return True
+            return False
+
+        ctx.check(ctx.measure(attempt), "one value per channel was normalised", "other")
+        return
+    if form == "channels-last":
+        x = x.contiguous(memory_format=torch.channels_last)
+    elif form == "non-contiguous":
+        x = x.transpose(2, 3)
+        x_np = x_np.transpose(0, 1, 3, 2)
+        ctx.check(not x.is_contiguous(), "the input is a non-contiguous view", "other")
+    out = ctx.measure(F.batch_norm, x, None, None, training=True)
+    axes = (0, *range(2, x_np.ndim))
+    keep = np.expand_dims
+    mean = (
+        keep(x_np.mean(axis=axes), axis=tuple(range(1, x_np.ndim - 1)))
+        if x_np.ndim > 2
+        else (x_np.mean(axis=0))
+    )
+    var = (
+        keep(x_np.var(axis=axes), axis=tuple(range(1, x_np.ndim - 1)))
+        if x_np.ndim > 2
+        else (x_np.var(axis=0))
+    )
+    ctx.check_close(out, (x_np - mean) / np.sqrt(var + 1e-5), dtype="float64", kind="reduction")

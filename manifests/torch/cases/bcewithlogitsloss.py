@@ -1,8 +1,9 @@
 """torch.nn.BCEWithLogitsLoss: stable log-sigmoid loss; reductions, pos_weight, weight, grad."""
 
 import numpy as np
+from _torchhelp import EAGER_COMPILED, FULL_FLOATS, HALF_FLOATS
 
-from portbench_runner.api import case
+from portbench_runner.api import case, sweep
 
 
 def _reference(x, y, pos_weight=1.0, weight=1.0):
@@ -57,3 +58,111 @@ def bce_grad(ctx):
     ctx.check_close(
         ctx.measure(backward), 1 / (1 + np.exp(-x_np.astype("float64"))) - y_np, dtype="float32"
     )
+
+
+# Every float dtype the loss takes on the CPU, each reduction, in each mode.
+@sweep(
+    "{dtype}-{reduction}-{mode}-sweep",
+    dtype=HALF_FLOATS + FULL_FLOATS,
+    reduction=["mean", "sum", "none"],
+    mode=EAGER_COMPILED,
+)
+def bce_dtypes(ctx, dtype, reduction, mode):
+    import torch
+    from _torchhelp import RTOL, draw, placed
+
+    x, x_h = placed(ctx, draw(ctx, (8, 16), dtype, -6, 6), dtype)
+    y, y_h = placed(ctx, (ctx.rng.random((8, 16)) > 0.5).astype("float32"), dtype)
+    out = ctx.measure(ctx.in_mode(mode, torch.nn.BCEWithLogitsLoss(reduction=reduction)), x, y)
+    ctx.check(out.dtype == x.dtype, f"dtype {out.dtype}, not {x.dtype}")
+    ref = _reference(x_h, y_h)
+    expected = {"mean": ref.mean(), "sum": ref.sum(), "none": ref}[reduction]
+    r = RTOL[dtype] * (1 if reduction == "none" else 10)
+    ctx.check_close(out, expected, rtol=r, atol=r)
+
+
+# Soft targets in (0, 1) and weights broadcast over the batch, per dtype.
+@sweep("soft-targets-weights-{dtype}-sweep", dtype=HALF_FLOATS + FULL_FLOATS)
+def bce_soft_weighted(ctx, dtype):
+    import torch
+    from _torchhelp import RTOL, draw, placed
+
+    x, x_h = placed(ctx, draw(ctx, (6, 5), dtype, -4, 4), dtype)
+    y, y_h = placed(ctx, draw(ctx, (6, 5), dtype, 0, 1), dtype)
+    pw, pw_h = placed(ctx, draw(ctx, (5,), dtype, 0.5, 3), dtype)
+    w, w_h = placed(ctx, draw(ctx, (5,), dtype, 0.5, 2), dtype)
+    loss = torch.nn.BCEWithLogitsLoss(weight=w, pos_weight=pw, reduction="none")
+    out = ctx.measure(loss, x, y)
+    r = RTOL[dtype] * 5
+    ctx.check_close(out, _reference(x_h, y_h, pw_h, w_h), rtol=r, atol=r)
+
+
+@sweep("grad-{dtype}-sweep", dtype=HALF_FLOATS + FULL_FLOATS)
+def bce_grad_dtypes(ctx, dtype):
+    import torch
+    from _torchhelp import RTOL, draw, placed
+
+    x, x_h = placed(ctx, draw(ctx, (40,), dtype, -5, 5), dtype, requires_grad=True)
+    y, y_h = placed(ctx, draw(ctx, (40,), dtype, 0, 1), dtype)
+    loss = torch.nn.BCEWithLogitsLoss(reduction="sum")
+
+    def backward():
+        x.grad = None
+        loss(x, y).backward()
+        return x.grad
+
+    r = RTOL[dtype] * 5
+    ctx.check_close(ctx.measure(backward), 1 / (1 + np.exp(-x_h)) - y_h, rtol=r, atol=r)
+
+
+@case("gradcheck-float64-sweep")
+def bce_gradcheck(ctx):
+    import torch
+
+    x = ctx.put(ctx.rng.standard_normal((3, 4)), requires_grad=True)
+    y = ctx.put(ctx.rng.random((3, 4)), requires_grad=True)  # the target is differentiable too
+    pw = ctx.put(np.array([1.0, 2.0, 0.5, 3.0]))
+    loss = torch.nn.BCEWithLogitsLoss(pos_weight=pw)
+    ctx.check(ctx.measure(torch.autograd.gradcheck, loss, (x, y), warm=False), "gradcheck")
+
+
+@sweep(
+    "{form}-sweep",
+    form=["scalar", "empty-mean-is-nan", "non-contiguous", "functional", "shape-mismatch-refused"],
+)
+def bce_forms(ctx, form):
+    import torch.nn.functional as F
+
+    x_np = ctx.rng.standard_normal((5, 7)) * 3
+    y_np = (ctx.rng.random((5, 7)) > 0.5).astype("float64")
+    x, y = ctx.put(x_np), ctx.put(y_np)
+    if form == "shape-mismatch-refused":
+
+        def attempt():
+            try:
+                F.binary_cross_entropy_with_logits(x, y[:, :3])
+            except (ValueError, RuntimeError):
+                return True
+            return False
+
+        ctx.check(ctx.measure(attempt), "a (5, 3) target was taken for a (5, 7) input", "other")
+        return
+    if form == "scalar":
+        out = ctx.measure(F.binary_cross_entropy_with_logits, x[0, 0], y[0, 0])
+        expected = _reference(x_np[0, 0], y_np[0, 0])
+    elif form == "empty-mean-is-nan":
+        e = ctx.put(np.zeros((0, 3)))
+        out = ctx.measure(F.binary_cross_entropy_with_logits, e, e)  # a mean over nothing
+        ctx.check(bool(np.isnan(ctx.to_numpy(out))), f"mean over nothing gave {out}")
+        return
+    elif form == "non-contiguous":
+        xt = ctx.put(np.ascontiguousarray(x_np.T)).t()
+        ctx.check(not xt.is_contiguous(), "the input is a non-contiguous view", "other")
+        out, expected = (
+            ctx.measure(F.binary_cross_entropy_with_logits, xt, y),
+            _reference(x_np, y_np).mean(),
+        )
+    else:
+        out = ctx.measure(F.binary_cross_entropy_with_logits, x, y, reduction="sum")
+        expected = _reference(x_np, y_np).sum()
+    ctx.check_close(out, expected, dtype="float64", kind="reduction")

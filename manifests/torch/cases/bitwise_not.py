@@ -1,9 +1,9 @@
 """torch.bitwise_not: integers of each width, booleans, floats refused, compiled."""
 
 import numpy as np
-from _torchhelp import unary
+from _torchhelp import ALL_INTS, BOOL, EAGER_COMPILED, unary
 
-from portbench_runner.api import case
+from portbench_runner.api import case, sweep
 
 
 @case("int32", dtype="int32")
@@ -41,3 +41,44 @@ def bitwise_not_compiled(ctx):
 
     x = np.arange(-8, 8, dtype="int32")
     ctx.check_equal(ctx.measure(ctx.compiled(torch.bitwise_not), ctx.put(x)), np.invert(x))
+
+
+# Every integer width and bool, each mode; the extremes of each width (bitwise_not(min) = max).
+@sweep("{dtype}-{mode}-sweep", dtype=ALL_INTS + BOOL, mode=EAGER_COMPILED)
+def bitwise_not_dtypes(ctx, dtype, mode):
+    import torch
+
+    if dtype == "bool":
+        x = ctx.rng.random(130) > 0.5
+    else:
+        info = np.iinfo(dtype)
+        x = ctx.rng.integers(info.min, info.max, size=128, endpoint=True).astype(dtype)
+        x = np.concatenate([x, np.array([info.min, info.max], dtype=dtype)])
+    out = ctx.measure(ctx.in_mode(mode, torch.bitwise_not), ctx.put(x))
+    ctx.check_equal(out, np.invert(x))
+
+
+@sweep("{form}-sweep", form=["out", "in-place", "non-contiguous", "empty", "scalar", "operator"])
+def bitwise_not_forms(ctx, form):
+    import torch
+
+    x_np = ctx.rng.integers(-1000, 1000, size=(8, 12)).astype("int32")
+    x = ctx.put(x_np)
+    expected = np.invert(x_np)
+    if form == "out":
+        buf = ctx.put(np.zeros((8, 12), dtype="int32"))
+        ctx.measure(torch.bitwise_not, x, out=buf, warm=False)
+        result = buf
+    elif form == "in-place":
+        result = ctx.measure(torch.Tensor.bitwise_not_, x, warm=False)
+        ctx.check(result.data_ptr() == x.data_ptr(), "bitwise_not_ made a new tensor", "other")
+    elif form == "non-contiguous":
+        view = x[:, ::3]
+        ctx.check(not view.is_contiguous(), "the input is a non-contiguous view", "other")
+        result, expected = ctx.measure(torch.bitwise_not, view), expected[:, ::3]
+    elif form == "operator":
+        result = ctx.measure(lambda t: ~t, x)  # Tensor.__invert__ is the same kernel
+    else:
+        shaped = np.zeros((0, 3), "int32") if form == "empty" else np.array(5, "int32")
+        result, expected = ctx.measure(torch.bitwise_not, ctx.put(shaped)), np.invert(shaped)
+    ctx.check_equal(result, expected)

@@ -1,8 +1,9 @@
 """torch.broadcast_tensors: shapes broadcast to a common shape, views, errors, autograd."""
 
 import numpy as np
+from _torchhelp import ALL_INTS, BOOL, COMPLEXES, EAGER_COMPILED, FULL_FLOATS, HALF_FLOATS
 
-from portbench_runner.api import case
+from portbench_runner.api import case, sweep
 
 
 @case("row-and-column", shapes=((3, 1), (1, 4)))
@@ -48,3 +49,68 @@ def broadcast_grad(ctx):
         return a.grad
 
     ctx.check_close(ctx.measure(backward), np.full((3, 1), 4.0), dtype="float32")
+
+
+# broadcast_tensors moves no data, so every dtype should pass through it unchanged; each
+# mode, with inputs of two dtypes at once (it broadcasts shapes, it does not promote).
+@sweep(
+    "{dtype}-{mode}-sweep",
+    dtype=HALF_FLOATS + FULL_FLOATS + COMPLEXES + ALL_INTS + BOOL,
+    mode=EAGER_COMPILED,
+)
+def broadcast_dtypes(ctx, dtype, mode):
+    import torch
+    from _torchhelp import draw, placed
+
+    a, a_h = placed(ctx, draw(ctx, (4, 1, 3), dtype, 0, 9), dtype)
+    b, b_h = placed(ctx, draw(ctx, (5, 1), "int64", 0, 9), "int64")
+    out = ctx.measure(ctx.in_mode(mode, torch.broadcast_tensors), a, b)
+    want_a, want_b = np.broadcast_arrays(a_h, b_h)
+    ctx.check(out[0].dtype == a.dtype and out[1].dtype == b.dtype, "broadcast changed a dtype")
+    ctx.check_equal(out[0], want_a)
+    ctx.check_equal(out[1], want_b)
+
+
+@sweep("{form}-sweep", form=["shares-storage", "non-contiguous", "single-input", "zero-size"])
+def broadcast_forms(ctx, form):
+    import torch
+
+    a_np = ctx.rng.standard_normal((6, 4)).astype("float32")
+    a = ctx.put(a_np)
+    if form == "shares-storage":
+        # The results are expanded views (stride 0), not copies.
+        row = ctx.put(np.arange(4, dtype="float32"))
+        x, _ = ctx.measure(torch.broadcast_tensors, row, a)
+        ctx.check(x.data_ptr() == row.data_ptr() and x.stride()[0] == 0, "not a view", "other")
+        ctx.check_equal(x, np.broadcast_to(np.arange(4), (6, 4)))
+    elif form == "non-contiguous":
+        view = a[::2]  # (3, 4) with row stride 8
+        ctx.check(not view.is_contiguous(), "the input is a non-contiguous view", "other")
+        col = ctx.put(np.array([[[1.0]], [[2.0]]], dtype="float32"))  # (2, 1, 1)
+        x, y = ctx.measure(torch.broadcast_tensors, view, col)
+        ctx.check_equal(x, np.broadcast_to(a_np[::2], (2, 3, 4)))
+        ctx.check_equal(y, np.broadcast_to([[[1.0]], [[2.0]]], (2, 3, 4)))
+    elif form == "single-input":
+        (x,) = ctx.measure(torch.broadcast_tensors, a)
+        ctx.check_equal(x, a_np)
+    else:
+        x, y = ctx.measure(torch.broadcast_tensors, ctx.put(np.zeros((0, 1))), a[:1])
+        ctx.check(tuple(x.shape) == (0, 4) and tuple(y.shape) == (0, 4), f"shapes {x.shape}")
+
+
+@sweep("grad-{dtype}-sweep", dtype=["float32", "float64", "bfloat16", "complex128"])
+def broadcast_grad_dtypes(ctx, dtype):
+    import torch
+
+    a = ctx.put(np.ones((3, 1), dtype="float32"), dtype=dtype, requires_grad=True)
+    b = ctx.put(np.ones((1, 5), dtype="float32"), dtype=dtype, requires_grad=True)
+
+    def backward():
+        a.grad = b.grad = None
+        x, y = torch.broadcast_tensors(a, b)
+        (x * 2 + y).real.sum().backward() if x.is_complex() else (x * 2 + y).sum().backward()
+        return a.grad, b.grad
+
+    grad_a, grad_b = ctx.measure(backward)
+    ctx.check_equal(grad_a, np.full((3, 1), 10.0))  # 2 per element, summed over 5 columns
+    ctx.check_equal(grad_b, np.full((1, 5), 3.0))

@@ -1,8 +1,9 @@
 """torch.utils.data.ConcatDataset: indices run across the parts; lengths, negatives, tensors."""
 
 import numpy as np
+from _torchhelp import ALL_INTS, BOOL, FULL_FLOATS, HALF_FLOATS
 
-from portbench_runner.api import case
+from portbench_runner.api import case, sweep
 
 
 @case("tensor-datasets")
@@ -50,3 +51,89 @@ def concat_out_of_range(ctx):
         return False
 
     ctx.check(ctx.measure(attempt), "index 3 of a 3-element dataset was served")
+
+
+# Items keep their dtype through ConcatDataset and the default collate, for every dtype a
+# TensorDataset holds.
+@sweep("tensor-{dtype}-sweep", dtype=HALF_FLOATS + FULL_FLOATS + ALL_INTS + BOOL)
+def concat_dtypes(ctx, dtype):
+    import torch
+    from _torchhelp import host_values, small_ints
+    from torch.utils.data import ConcatDataset, DataLoader, TensorDataset
+
+    # Small integers, exact in every dtype (bfloat16 included), so values compare exactly.
+    a_np, b_np = small_ints(ctx, (5, 3), dtype), small_ints(ctx, (4, 3), dtype)
+    # Host-side tensors: datasets are read on the host and batches moved by the user.
+    a = TensorDataset(torch.from_numpy(a_np).to(getattr(torch, dtype)))
+    b = TensorDataset(torch.from_numpy(b_np).to(getattr(torch, dtype)))
+    both = ConcatDataset([a, b])
+    # Loading is host-side by design: the measured call hands back NumPy copies.
+    dtypes, arrays = ctx.measure(lambda: host_values([t[0] for t in DataLoader(both, 4)]))
+    ctx.check(all(d == getattr(torch, dtype) for d in dtypes), "a batch changed dtype")
+    got = np.concatenate(arrays)
+    expected = np.concatenate([a_np, b_np])
+    ctx.check_equal(got, expected)
+
+
+@sweep(
+    "{form}-sweep",
+    form=[
+        "cumulative-sizes",
+        "empty-part-skipped",
+        "nested",
+        "shuffled-loader",
+        "add-operator",
+        "iterable-refused",
+        "no-parts-refused",
+        "slice-negative",
+    ],
+)
+def concat_forms(ctx, form):
+    import torch
+    from torch.utils.data import ConcatDataset, DataLoader, IterableDataset
+
+    parts = [list(range(3)), [], list(range(10, 14)), list(range(20, 22))]
+
+    def refused(fn, errors):
+        try:
+            fn()
+        except errors:
+            return True
+        return False
+
+    if form == "cumulative-sizes":
+        both = ctx.measure(ConcatDataset, parts)
+        ctx.check(both.cumulative_sizes == [3, 3, 7, 9], f"cumulative {both.cumulative_sizes}")
+    elif form == "empty-part-skipped":
+        both = ConcatDataset(parts)
+        got = ctx.measure(lambda: [both[i] for i in range(len(both))])
+        ctx.check(got == [0, 1, 2, 10, 11, 12, 13, 20, 21], f"items {got}")
+    elif form == "nested":
+        inner = ConcatDataset(parts[:2])
+        both = ctx.measure(ConcatDataset, [inner, parts[2]])
+        ctx.check(len(both) == 7 and both[5] == 12, f"len {len(both)}, both[5] {both[5]}")
+    elif form == "shuffled-loader":
+        gen = torch.Generator()
+        gen.manual_seed(ctx.seed)
+        loader = DataLoader(ConcatDataset(parts), batch_size=4, shuffle=True, generator=gen)
+        got = ctx.measure(lambda: sorted(int(v) for b in loader for v in b))
+        ctx.check(got == [0, 1, 2, 10, 11, 12, 13, 20, 21], f"items {got}")
+    elif form == "add-operator":
+        both = ConcatDataset(parts[:1])
+        longer = ctx.measure(lambda: both + ConcatDataset(parts[2:3]))
+        ctx.check(isinstance(longer, ConcatDataset) and len(longer) == 7, f"{type(longer)}")
+    elif form == "iterable-refused":
+
+        class Stream(IterableDataset):
+            def __iter__(self):
+                return iter(range(3))
+
+        ok = ctx.measure(refused, lambda: ConcatDataset([Stream()]), (AssertionError, TypeError))
+        ctx.check(ok, "an IterableDataset was concatenated", "other")
+    elif form == "no-parts-refused":
+        ok = ctx.measure(refused, lambda: ConcatDataset([]), (AssertionError, ValueError))
+        ctx.check(ok, "ConcatDataset([]) was accepted", "other")
+    else:
+        both = ConcatDataset(parts)
+        ok = ctx.measure(refused, lambda: both[-10], (ValueError, IndexError))
+        ctx.check(ok and both[-9] == 0, "negative indices past the start were served", "other")

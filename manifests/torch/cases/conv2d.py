@@ -2,8 +2,9 @@
 dilation, groups, bias), dtypes, channels, autograd, compiled."""
 
 import numpy as np
+from _torchhelp import COMPLEXES, EAGER_COMPILED, FULL_FLOATS, HALF_FLOATS
 
-from portbench_runner.api import case
+from portbench_runner.api import case, sweep
 
 
 def correlate2d(x, w, b, stride=1, padding=0, dilation=1, groups=1):
@@ -85,3 +86,126 @@ def conv2d_bf16(ctx):
     w = ctx.to_numpy(conv.weight).astype("float64")
     b = ctx.to_numpy(conv.bias).astype("float64")
     ctx.check_close(out, correlate2d(ctx.to_numpy(x).astype("float64"), w, b), rtol=5e-2, atol=5e-2)
+
+
+def correlate2d_any(x, w, b, **opts):
+    """correlate2d for complex too: four real correlations (bias added once)."""
+    if not (np.iscomplexobj(x) or np.iscomplexobj(w)):
+        return correlate2d(x, w, b, **opts)
+    xr, xi, wr, wi = x.real, x.imag, w.real, w.imag
+    real = correlate2d(xr, wr, None, **opts) - correlate2d(xi, wi, None, **opts)
+    imag = correlate2d(xr, wi, None, **opts) + correlate2d(xi, wr, None, **opts)
+    out = real + 1j * imag
+    return out if b is None else out + b.reshape(1, -1, 1, 1)
+
+
+def _conv_with_host_params(ctx, dtype, in_c=4, out_c=6, k=3, **opts):
+    """A Conv2d of `dtype` whose weights are drawn on the host; (conv, weight, bias) exact."""
+    import torch
+    from _torchhelp import draw, placed
+
+    conv = torch.nn.Conv2d(in_c, out_c, k, **opts).to(
+        device=ctx.device, dtype=getattr(torch, dtype)
+    )
+    w, w_h = placed(ctx, draw(ctx, tuple(conv.weight.shape), dtype, -0.5, 0.5), dtype)
+    b, b_h = placed(ctx, draw(ctx, (out_c,), dtype, -0.5, 0.5), dtype)
+    with torch.no_grad():
+        conv.weight.copy_(w)
+        conv.bias.copy_(b)
+    return conv, w_h, b_h
+
+
+# Every dtype Conv2d takes on the CPU (float16 and complex included; integers refused), in
+# each mode, with stride and padding.
+@sweep("{dtype}-{mode}-sweep", dtype=HALF_FLOATS + FULL_FLOATS + COMPLEXES, mode=EAGER_COMPILED)
+def conv2d_dtypes(ctx, dtype, mode):
+    import torch
+    from _torchhelp import RTOL, draw, placed
+
+    conv, w_h, b_h = _conv_with_host_params(ctx, dtype, stride=2, padding=1)
+    x, x_h = placed(ctx, draw(ctx, (2, 4, 7, 7), dtype, -1, 1), dtype)
+    with torch.no_grad():
+        out = ctx.measure(ctx.in_mode(mode, conv), x)
+    ctx.check(out.dtype == x.dtype, f"dtype {out.dtype}, not {x.dtype}")
+    r = RTOL[dtype] * 10  # 36-term sums per output
+    ctx.check_close(out, correlate2d_any(x_h, w_h, b_h, stride=2, padding=1), rtol=r, atol=r)
+
+
+@sweep("grad-{dtype}-sweep", dtype=HALF_FLOATS + FULL_FLOATS)
+def conv2d_grad_dtypes(ctx, dtype):
+    from _torchhelp import RTOL, placed
+
+    # d(sum(conv(x)))/dw[o, c, i, j] is the sum of the input window w[.., i, j] touches.
+    conv, _, _ = _conv_with_host_params(ctx, dtype, in_c=2, out_c=3)
+    x, x_h = placed(ctx, ctx.rng.integers(0, 4, size=(1, 2, 5, 5)).astype("float32"), dtype)
+
+    def backward():
+        conv.zero_grad()
+        conv(x).sum().backward()
+        return conv.weight.grad, conv.bias.grad
+
+    gw, gb = ctx.measure(backward)
+    win = np.array(
+        [
+            [[x_h[0, c, i : i + 3, j : j + 3].sum() for j in range(3)] for i in range(3)]
+            for c in range(2)
+        ]
+    )
+    r = RTOL[dtype] * 10
+    ctx.check_close(gw, np.broadcast_to(win, (3, 2, 3, 3)), rtol=r, atol=r, what="weight grad")
+    ctx.check_close(gb, np.full(3, 9.0), rtol=r, atol=r, what="bias grad")
+
+
+@sweep("gradcheck-{dtype}-sweep", dtype=["float64", "complex128"])
+def conv2d_gradcheck(ctx, dtype):
+    import torch
+
+    conv, _, _ = _conv_with_host_params(ctx, dtype, in_c=2, out_c=2, k=2)
+    x = ctx.put(ctx.rng.standard_normal((1, 2, 4, 4)), dtype=dtype, requires_grad=True)
+    ctx.check(ctx.measure(torch.autograd.gradcheck, conv, (x,), warm=False), "gradcheck failed")
+
+
+@sweep(
+    "{form}-sweep",
+    form=[
+        "padding-same",
+        "padding-reflect",
+        "padding-circular",
+        "channels-last",
+        "non-contiguous",
+        "unbatched",
+        "empty-batch",
+    ],
+)
+def conv2d_forms(ctx, form):
+    import torch
+
+    opts = {
+        "padding-same": {"padding": "same"},
+        "padding-reflect": {"padding": 1, "padding_mode": "reflect"},
+        "padding-circular": {"padding": 1, "padding_mode": "circular"},
+    }.get(form, {})
+    if form == "padding-same" and not ctx.version_at_least("1.9"):
+        ctx.skip(f"padding='same' arrived in torch 1.9 (this is {ctx.version})")
+    conv, w_h, b_h = _conv_with_host_params(ctx, "float32", **opts)
+    x_np = ctx.rng.standard_normal((2, 4, 6, 6)).astype("float32")
+    x = ctx.put(x_np)
+    x64 = x_np.astype("float64")
+    if form in {"padding-same", "padding-reflect", "padding-circular"}:
+        mode = {"padding-same": "constant", "padding-reflect": "reflect"}.get(form, "wrap")
+        x64 = np.pad(x64, ((0, 0), (0, 0), (1, 1), (1, 1)), mode=mode)
+    elif form == "channels-last":
+        x = x.contiguous(memory_format=torch.channels_last)
+    elif form == "non-contiguous":
+        x = ctx.put(np.ascontiguousarray(x_np.transpose(0, 1, 3, 2))).transpose(2, 3)
+        ctx.check(not x.is_contiguous(), "the input is a non-contiguous view", "other")
+    elif form == "unbatched":
+        x, x64 = x[0], x64[:1]
+    else:
+        x, x64 = ctx.put(np.zeros((0, 4, 6, 6), dtype="float32")), np.zeros((0, 4, 6, 6))
+    with torch.no_grad():
+        out = ctx.measure(conv, x)
+    expected = correlate2d(x64, w_h, b_h)
+    if form == "unbatched":
+        expected = expected[0]
+    ctx.check_close(out, expected, rtol=1e-4, atol=1e-4)

@@ -2,8 +2,9 @@
 shuffling with a seeded generator), and concatenation with +."""
 
 import numpy as np
+from _torchhelp import ALL_INTS, BOOL, FULL_FLOATS, HALF_FLOATS
 
-from portbench_runner.api import case
+from portbench_runner.api import case, sweep
 
 
 def _squares(n):
@@ -57,3 +58,109 @@ def dataset_shuffle(ctx):
 def dataset_add(ctx):
     both = ctx.measure(lambda: _squares(3) + _squares(2))
     ctx.check(len(both) == 5 and both[4] == (1, 1), f"len {len(both)}, last {both[4]}")
+
+
+# Items of every dtype a user's Dataset returns keep it through the default collate.
+@sweep("collate-{dtype}-sweep", dtype=HALF_FLOATS + FULL_FLOATS + ALL_INTS + BOOL)
+def dataset_dtypes(ctx, dtype):
+    import torch
+    from _torchhelp import host_values, small_ints
+    from torch.utils.data import DataLoader, Dataset
+
+    # Small integers, exact in every dtype (bfloat16 included), so values compare exactly.
+    rows = small_ints(ctx, (10, 3), dtype)
+    torch_dtype = getattr(torch, dtype)
+
+    class Rows(Dataset):
+        def __len__(self):
+            return len(rows)
+
+        def __getitem__(self, i):
+            return torch.from_numpy(rows[i].copy()).to(torch_dtype)
+
+    # Loading is host-side by design: the measured call hands back NumPy copies.
+    dtypes, arrays = ctx.measure(lambda: host_values(list(DataLoader(Rows(), batch_size=4))))
+    ctx.check([len(b) for b in arrays] == [4, 4, 2], "batch sizes")
+    ctx.check(all(d == torch_dtype for d in dtypes), "a batch changed dtype")
+    ctx.check_equal(np.concatenate(arrays), rows)
+
+
+@sweep(
+    "{form}-sweep",
+    form=[
+        "drop-last",
+        "dict-items",
+        "tuple-of-numpy",
+        "batch-size-none",
+        "sampler",
+        "random-split",
+        "subset",
+        "getitem-unimplemented",
+    ],
+)
+def dataset_forms(ctx, form):
+    import torch
+    from _torchhelp import host_values
+    from torch.utils.data import DataLoader, Dataset, Subset, random_split
+
+    squares = _squares(10)
+    if form == "drop-last":
+        got = ctx.measure(lambda: [len(b[0]) for b in DataLoader(squares, 4, drop_last=True)])
+        ctx.check(got == [4, 4], f"batch sizes {got}")
+    elif form == "dict-items":
+
+        class Dicts(Dataset):
+            def __len__(self):
+                return 5
+
+            def __getitem__(self, i):
+                return {"x": float(i), "y": i * 2}
+
+        (batch,) = ctx.measure(
+            lambda: [
+                {k: (v.dtype, v.numpy()) for k, v in b.items()} for b in DataLoader(Dicts(), 5)
+            ]
+        )
+        ctx.check(set(batch) == {"x", "y"}, f"keys {set(batch)}")
+        ctx.check_equal(batch["x"][1], np.arange(5.0))
+        ctx.check(batch["y"][0] == torch.int64, f"ints collated as {batch['y'][0]}")
+    elif form == "tuple-of-numpy":
+
+        class Arrays(Dataset):
+            def __len__(self):
+                return 6
+
+            def __getitem__(self, i):
+                return np.full(2, i, dtype="float32"), np.int16(i)
+
+        (dx, dy), (xs, _) = ctx.measure(
+            lambda: host_values(next(iter(DataLoader(Arrays(), batch_size=6))))
+        )
+        ctx.check(dx == torch.float32 and dy == torch.int16, f"collated as {dx} {dy}")
+        ctx.check_equal(xs[:, 0], np.arange(6.0))
+    elif form == "batch-size-none":
+        items = ctx.measure(lambda: list(DataLoader(squares, batch_size=None)))
+        ctx.check(len(items) == 10 and int(items[3][1]) == 9, "unbatched loading")
+    elif form == "sampler":
+        loader = DataLoader(squares, batch_size=3, sampler=[9, 0, 4, 4])
+        got = ctx.measure(lambda: [int(v) for b in loader for v in b[1]])
+        ctx.check(got == [81, 0, 16, 16], f"items {got}")
+    elif form == "random-split":
+        gen = torch.Generator()
+        gen.manual_seed(ctx.seed)
+        a, b = ctx.measure(random_split, squares, [7, 3], generator=gen)
+        idx = sorted([a[i][0] for i in range(7)] + [b[i][0] for i in range(3)])
+        ctx.check(len(a) == 7 and len(b) == 3 and idx == list(range(10)), "not a partition")
+    elif form == "subset":
+        sub = ctx.measure(Subset, squares, [8, 2])
+        ctx.check(len(sub) == 2 and sub[0] == (8, 64) and sub[1] == (2, 4), "subset items")
+    else:
+        # The base class leaves __getitem__ to subclasses.
+        def attempt():
+            try:
+                Dataset()[0]
+            except NotImplementedError:
+                return True
+            return False
+
+        ctx.check(ctx.measure(attempt), "Dataset.__getitem__ did not raise", "other")

@@ -1,8 +1,9 @@
 """torch.diag: vector to matrix and matrix to vector, offsets, dtypes, autograd."""
 
 import numpy as np
+from _torchhelp import ALL_INTS, BOOL, COMPLEXES, EAGER_COMPILED, FULL_FLOATS, HALF_FLOATS
 
-from portbench_runner.api import case
+from portbench_runner.api import case, sweep
 
 
 @case("vector-to-matrix", shape=(6,), k=0)
@@ -30,3 +31,75 @@ def diag_grad(ctx):
         return x.grad
 
     ctx.check_close(ctx.measure(backward), np.eye(3), dtype="float32")
+
+
+# Every dtype torch.diag takes on the CPU, both directions (vector to matrix, matrix to
+# vector) with an offset, in each mode.
+@sweep(
+    "{dtype}-{direction}-{mode}-sweep",
+    dtype=HALF_FLOATS + FULL_FLOATS + COMPLEXES + ALL_INTS + BOOL,
+    direction=["vector", "matrix"],
+    mode=EAGER_COMPILED,
+)
+def diag_dtypes(ctx, dtype, direction, mode):
+    import torch
+    from _torchhelp import draw, placed
+
+    shape, k = ((9,), 1) if direction == "vector" else ((9, 12), -2)
+    x, x_h = placed(ctx, draw(ctx, shape, dtype, 0, 9), dtype)
+    out = ctx.measure(ctx.in_mode(mode, lambda t: torch.diag(t, k)), x)
+    ctx.check(out.dtype == x.dtype, f"dtype {out.dtype}, not {x.dtype}")
+    ctx.check_equal(out, np.diag(x_h, k))
+
+
+@sweep("{form}-sweep", form=["out", "non-contiguous", "offset-past-edge", "empty", "3d-refused"])
+def diag_forms(ctx, form):
+    import torch
+
+    a_np = ctx.rng.standard_normal((6, 5)).astype("float32")
+    a = ctx.put(a_np)
+    if form == "out":
+        buf = ctx.put(np.zeros(5, dtype="float32"))
+        ctx.measure(torch.diag, a, 0, out=buf, warm=False)
+        ctx.check_equal(buf, np.diag(a_np))
+    elif form == "non-contiguous":
+        view = a.t()
+        ctx.check(not view.is_contiguous(), "the input is a non-contiguous view", "other")
+        ctx.check_equal(ctx.measure(torch.diag, view, 1), np.diag(a_np.T, 1))
+    elif form == "offset-past-edge":
+        ctx.check_equal(ctx.measure(torch.diag, a, 7), np.diag(a_np, 7))  # empty diagonal
+    elif form == "empty":
+        out = ctx.measure(torch.diag, ctx.put(np.zeros(0, dtype="float32")))
+        ctx.check(tuple(out.shape) == (0, 0), f"diag of an empty vector has shape {out.shape}")
+    else:
+        cube = ctx.put(np.zeros((2, 2, 2), dtype="float32"))
+
+        def attempt():
+            try:
+                torch.diag(cube)
+            except RuntimeError:
+                return True
+            return False
+
+        ctx.check(ctx.measure(attempt), "diag accepted a 3-d tensor", category="other")
+
+
+@sweep("grad-{dtype}-sweep", dtype=FULL_FLOATS + COMPLEXES)
+def diag_grad_dtypes(ctx, dtype):
+    import torch
+
+    # gradcheck compares autograd with finite differences (float64/complex128 only); the
+    # float32/complex64 cases check the vector-to-matrix gradient against ones.
+    v = ctx.put(ctx.rng.standard_normal(5), dtype=dtype, requires_grad=True)
+    if dtype in ("float64", "complex128"):
+        ok = ctx.measure(torch.autograd.gradcheck, lambda t: torch.diag(t, 1), (v,), warm=False)
+        ctx.check(ok, "gradcheck failed")
+        return
+
+    def backward():
+        v.grad = None
+        torch.diag(v, 1).abs().sum().backward()
+        return v.grad
+
+    vals = ctx.to_numpy(v.detach()).astype("complex128")
+    ctx.check_close(ctx.measure(backward), vals / np.abs(vals), dtype=dtype)

@@ -2,7 +2,7 @@
 
 import numpy as np
 
-from portbench_runner.api import case
+from portbench_runner.api import case, sweep
 
 
 def _optimizer(ctx, lrs=(0.1,)):
@@ -45,3 +45,96 @@ def exponential_groups(ctx):
         return [g["lr"] for g in opt.param_groups]
 
     ctx.check_close(ctx.measure(run, warm=False), [0.1 / 8, 0.02 / 8], dtype="float64")
+
+
+# The schedule as users drive it: with each optimizer family (the scheduler only rewrites
+# param_groups' lr), through a state_dict resume, get_last_lr, chained with another
+# scheduler, and a tensor learning rate.
+@sweep("with-{optimizer}-sweep", optimizer=["SGD", "Adam", "Adamax", "RMSprop", "LBFGS"])
+def exponential_optimizers(ctx, optimizer):
+    import torch
+
+    p = torch.nn.Parameter(ctx.put(np.ones(3, dtype="float32")))
+    opt = getattr(torch.optim, optimizer)([p], lr=0.2)
+    sched = torch.optim.lr_scheduler.ExponentialLR(opt, gamma=0.8)
+
+    def run():
+        for _ in range(6):
+            sched.step()
+        return opt.param_groups[0]["lr"]
+
+    ctx.check_close(ctx.measure(run, warm=False), 0.2 * 0.8**6, dtype="float64")
+
+
+@sweep(
+    "{form}-sweep",
+    form=[
+        "state-dict-resume",
+        "get-last-lr",
+        "chained-steplr",
+        "last-epoch-resume",
+        "tensor-lr",
+        "lr-changes-updates",
+    ],
+)
+def exponential_forms(ctx, form):
+    import torch
+
+    p = torch.nn.Parameter(ctx.put(np.ones(2, dtype="float32")))
+    opt = torch.optim.SGD([p], lr=0.5)
+    sched = torch.optim.lr_scheduler.ExponentialLR(opt, gamma=0.5)
+    if form == "state-dict-resume":
+        for _ in range(3):
+            sched.step()
+        opt2 = torch.optim.SGD([p], lr=0.5)
+        opt2.load_state_dict(opt.state_dict())
+        sched2 = torch.optim.lr_scheduler.ExponentialLR(opt2, gamma=0.5)
+        sched2.load_state_dict(sched.state_dict())
+        ctx.measure(sched2.step, warm=False)
+        ctx.check_close(opt2.param_groups[0]["lr"], 0.5 * 0.5**4, dtype="float64")
+    elif form == "get-last-lr":
+        sched.step()
+        sched.step()
+        ctx.check_close(ctx.measure(sched.get_last_lr), [0.5 * 0.25], dtype="float64")
+    elif form == "chained-steplr":
+        # Two schedulers on one optimizer multiply: ExponentialLR x StepLR(step 2, gamma 0.1).
+        step = torch.optim.lr_scheduler.StepLR(opt, step_size=2, gamma=0.1)
+
+        def run():
+            for _ in range(4):
+                sched.step()
+                step.step()
+            return opt.param_groups[0]["lr"]
+
+        ctx.check_close(ctx.measure(run, warm=False), 0.5 * 0.5**4 * 0.1**2, dtype="float64")
+    elif form == "last-epoch-resume":
+        # Resuming at epoch 4 needs initial_lr in the groups. What the constructor itself does
+        # to lr differs across versions; from there on each step multiplies it by gamma.
+        opt.param_groups[0]["initial_lr"] = 0.5
+        opt.param_groups[0]["lr"] = 0.5 * 0.5**4
+        resumed = torch.optim.lr_scheduler.ExponentialLR(opt, gamma=0.5, last_epoch=4)
+        start, epoch = opt.param_groups[0]["lr"], resumed.last_epoch
+        ctx.measure(resumed.step, warm=False)
+        ctx.check(resumed.last_epoch == epoch + 1, f"last_epoch {resumed.last_epoch}", "other")
+        ctx.check_close(opt.param_groups[0]["lr"], start * 0.5, dtype="float64")
+    elif form == "tensor-lr":
+        if not ctx.version_at_least("2.2"):
+            ctx.skip(f"a Tensor lr for SGD arrived in torch 2.2 (this is {ctx.version})")
+        tp = torch.nn.Parameter(ctx.put(np.ones(2, dtype="float32")))
+        topt = torch.optim.SGD([tp], lr=torch.tensor(0.5))
+        tsched = torch.optim.lr_scheduler.ExponentialLR(topt, gamma=0.5)
+
+        def run():
+            for _ in range(3):
+                tsched.step()
+            return float(topt.param_groups[0]["lr"])  # a host tensor: read as a number
+
+        ctx.check_close(ctx.measure(run, warm=False), 0.5 * 0.5**3, dtype="float32")
+    else:
+        # The decayed lr is what the optimizer uses: after two decays, one SGD step of grad 1
+        # moves the parameter by 0.5 * 0.25.
+        sched.step()
+        sched.step()
+        p.grad = ctx.put(np.ones(2, dtype="float32"))
+        ctx.measure(opt.step, warm=False)
+        ctx.check_close(p.detach(), [1 - 0.125, 1 - 0.125], dtype="float32")

@@ -1,8 +1,9 @@
 """torch.nn.functional.group_norm: per-group normalization, affine weight/bias, eps, autograd."""
 
 import numpy as np
+from _torchhelp import EAGER_COMPILED, FULL_FLOATS, HALF_FLOATS
 
-from portbench_runner.api import case
+from portbench_runner.api import case, sweep
 
 
 def _reference(x, groups, weight=None, bias=None, eps=1e-5):
@@ -53,3 +54,94 @@ def group_norm_grad(ctx):
 
     grad = ctx.to_numpy(ctx.measure(backward)).reshape(2, 2, -1)
     ctx.check_close(grad.sum(axis=2), np.zeros((2, 2)), dtype="float64", atol=1e-9)
+
+
+# Every float dtype group_norm takes on the CPU, affine, in each mode.
+@sweep("{dtype}-{mode}-sweep", dtype=HALF_FLOATS + FULL_FLOATS, mode=EAGER_COMPILED)
+def group_norm_dtypes(ctx, dtype, mode):
+    import torch.nn.functional as F
+    from _torchhelp import RTOL, draw, placed
+
+    x, x_h = placed(ctx, draw(ctx, (3, 6, 4, 4), dtype, -2, 4), dtype)
+    w, w_h = placed(ctx, draw(ctx, (6,), dtype, 0.5, 2), dtype)
+    b, b_h = placed(ctx, draw(ctx, (6,), dtype, -1, 1), dtype)
+    out = ctx.measure(ctx.in_mode(mode, lambda t, ww, bb: F.group_norm(t, 3, ww, bb)), x, w, b)
+    ctx.check(out.dtype == x.dtype, f"dtype {out.dtype}, not {x.dtype}")
+    r = RTOL[dtype] * 10  # statistics over 32 elements per group
+    ctx.check_close(out, _reference(x_h, 3, w_h, b_h), rtol=r, atol=r)
+
+
+@sweep("grad-{dtype}-sweep", dtype=["float16", "bfloat16", "float32"])
+def group_norm_grad_dtypes(ctx, dtype):
+    import torch.nn.functional as F
+    from _torchhelp import RTOL, draw, placed
+
+    x, _ = placed(ctx, draw(ctx, (2, 4, 6), dtype, -2, 2), dtype, requires_grad=True)
+    g, _ = placed(ctx, draw(ctx, (2, 4, 6), dtype, -1, 1), dtype)
+
+    def backward():
+        x.grad = None
+        (F.group_norm(x, 2) * g).sum().backward()
+        return x.grad
+
+    grad = np.asarray(ctx.to_numpy(ctx.measure(backward)), dtype="float64").reshape(2, 2, -1)
+    r = RTOL[dtype] * 20
+    ctx.check_close(grad.sum(axis=2), np.zeros((2, 2)), rtol=r, atol=r)
+
+
+@case("gradcheck-affine-sweep")
+def group_norm_gradcheck(ctx):
+    import torch
+    import torch.nn.functional as F
+
+    x = ctx.put(ctx.rng.standard_normal((2, 4, 3)), requires_grad=True)
+    w = ctx.put(ctx.rng.uniform(0.5, 2, 4), requires_grad=True)
+    b = ctx.put(ctx.rng.standard_normal(4), requires_grad=True)
+    fn = lambda t, ww, bb: F.group_norm(t, 2, ww, bb)  # noqa: E731
+    ctx.check(ctx.measure(torch.autograd.gradcheck, fn, (x, w, b), warm=False), "gradcheck")
+
+
+@sweep(
+    "{form}-sweep",
+    form=[
+        "3d-input",
+        "5d-input",
+        "channels-last",
+        "non-contiguous",
+        "eps",
+        "module",
+        "indivisible-refused",
+    ],
+)
+def group_norm_forms(ctx, form):
+    import torch
+    import torch.nn.functional as F
+
+    shape = {"3d-input": (3, 6, 7), "5d-input": (2, 6, 2, 3, 2)}.get(form, (2, 6, 4, 4))
+    x_np = ctx.rng.standard_normal(shape) * 2 + 1
+    x = ctx.put(x_np)
+    eps = 1e-5
+    if form == "indivisible-refused":
+
+        def attempt():
+            try:
+                F.group_norm(x, 4)  # 6 channels do not split into 4 groups
+            except (RuntimeError, ValueError):
+                return True
+            return False
+
+        ctx.check(ctx.measure(attempt), "6 channels were split into 4 groups", "other")
+        return
+    if form == "channels-last":
+        x = x.contiguous(memory_format=torch.channels_last)
+    elif form == "non-contiguous":
+        x, x_np = x.transpose(2, 3), x_np.transpose(0, 1, 3, 2)
+        ctx.check(not x.is_contiguous(), "the input is a non-contiguous view", "other")
+    if form == "eps":
+        eps = 0.5
+    if form == "module":
+        layer = torch.nn.GroupNorm(3, 6).to(device=ctx.device, dtype=torch.float64)
+        out = ctx.measure(layer, x)  # weight 1, bias 0 at initialisation
+    else:
+        out = ctx.measure(F.group_norm, x, 3, eps=eps)
+    ctx.check_close(out, _reference(x_np, 3, eps=eps), dtype="float64", kind="reduction")

@@ -1,8 +1,9 @@
 """torch.Tensor.is_same_size: shape equality, regardless of dtype and values."""
 
 import numpy as np
+from _torchhelp import ALL_INTS, BOOL, COMPLEXES, FULL_FLOATS, HALF_FLOATS
 
-from portbench_runner.api import case
+from portbench_runner.api import case, sweep
 
 
 @case("same-shape", a=(3, 4), b=(3, 4), expected=True)
@@ -20,3 +21,36 @@ def is_same_size_dtypes(ctx):
     x = ctx.put(np.zeros((5,), dtype="float64"))
     y = ctx.put(np.zeros((5,), dtype="int32"))
     ctx.check(ctx.measure(x.is_same_size, y) is True, "dtype changed the answer")
+
+
+# Every dtype, against a tensor of another dtype: only shapes count.
+@sweep("{dtype}-sweep", dtype=HALF_FLOATS + FULL_FLOATS + COMPLEXES + ALL_INTS + BOOL)
+def is_same_size_dtypes_sweep(ctx, dtype):
+    x = ctx.put(np.zeros((2, 3), dtype="float32"), dtype=dtype)
+    same = ctx.put(np.ones((2, 3), dtype="int64"))
+    other = ctx.put(np.ones((3, 2), dtype="int64"))
+    ctx.check(ctx.measure(x.is_same_size, same) is True, "same shape, other dtype: False")
+    ctx.check(x.is_same_size(other) is False, "(2, 3) and (3, 2) called the same size")
+
+
+@sweep(
+    "{form}-sweep",
+    form=["scalars", "scalar-vs-one", "views", "broadcastable-is-not-same", "sparse"],
+)
+def is_same_size_forms(ctx, form):
+    x = ctx.put(np.zeros((4, 6), dtype="float32"))
+    if form == "scalars":
+        got, want = ctx.measure(ctx.put(np.float32(1)).is_same_size, ctx.put(np.float32(2))), True
+    elif form == "scalar-vs-one":
+        got, want = ctx.measure(ctx.put(np.float32(1)).is_same_size, ctx.put(np.ones(1))), False
+    elif form == "views":
+        # A transposed view of a (6, 4) tensor has shape (4, 6): strides do not matter.
+        other = ctx.put(np.zeros((6, 4), dtype="float32")).t()
+        got, want = ctx.measure(x.is_same_size, other), True
+    elif form == "broadcastable-is-not-same":
+        got, want = ctx.measure(x.is_same_size, ctx.put(np.zeros((1, 6)))), False
+    else:
+        if ctx.flavor not in ("cpu", "cuda"):
+            ctx.skip(f"sparse COO tensors are CPU/CUDA only (this is {ctx.flavor})")
+        got, want = ctx.measure(x.to_sparse().is_same_size, x), True
+    ctx.check(got is want, f"is_same_size gave {got}, not {want}")

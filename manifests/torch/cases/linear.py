@@ -1,8 +1,9 @@
 """torch.nn.Linear: forward against x @ W.T + b, no-bias, batched shapes, backward, dtypes."""
 
 import numpy as np
+from _torchhelp import COMPLEXES, EAGER_COMPILED, FULL_FLOATS, HALF_FLOATS
 
-from portbench_runner.api import case
+from portbench_runner.api import case, sweep
 
 
 def _layer(ctx, torch, dtype, bias=True):
@@ -59,3 +60,97 @@ def linear_empty(ctx):
     with torch.no_grad():
         out = ctx.measure(layer, ctx.put(np.zeros((0, 64), dtype="float32")))
     ctx.check_equal(np.array(out.shape), np.array([0, 32]))
+
+
+def _set_params(ctx, layer, dtype, in_f, out_f):
+    """Weights drawn on the host (complex ones with an imaginary part), copied into the layer;
+    returns their exact values as float64/complex128."""
+    import torch
+    from _torchhelp import draw, placed
+
+    w, w_h = placed(ctx, draw(ctx, (out_f, in_f), dtype, -1, 1), dtype)
+    b, b_h = placed(ctx, draw(ctx, (out_f,), dtype, -1, 1), dtype)
+    with torch.no_grad():
+        layer.weight.copy_(w)
+        layer.bias.copy_(b)
+    return w_h, b_h
+
+
+# Every dtype nn.Linear takes on the CPU (integer weights cannot be initialised), in each mode.
+@sweep("{dtype}-{mode}-sweep", dtype=HALF_FLOATS + FULL_FLOATS + COMPLEXES, mode=EAGER_COMPILED)
+def linear_dtypes(ctx, dtype, mode):
+    import torch
+    from _torchhelp import RTOL, draw, placed
+
+    layer = torch.nn.Linear(16, 8).to(device=ctx.device, dtype=getattr(torch, dtype))
+    w_h, b_h = _set_params(ctx, layer, dtype, 16, 8)
+    x, x_h = placed(ctx, draw(ctx, (12, 16), dtype, -1, 1), dtype)
+    with torch.no_grad():
+        out = ctx.measure(ctx.in_mode(mode, layer), x)
+    ctx.check(out.dtype == x.dtype, f"dtype {out.dtype}, not {x.dtype}")
+    r = RTOL[dtype] * 10  # a 16-term dot product per output
+    ctx.check_close(out, x_h @ w_h.T + b_h, rtol=r, atol=r)
+
+
+# Gradients of weight, bias and input against the closed form, in each real dtype.
+@sweep("grad-{dtype}-sweep", dtype=HALF_FLOATS + FULL_FLOATS)
+def linear_grad_dtypes(ctx, dtype):
+    import torch
+    from _torchhelp import RTOL, draw, placed
+
+    layer = torch.nn.Linear(16, 8).to(device=ctx.device, dtype=getattr(torch, dtype))
+    w_h, _ = _set_params(ctx, layer, dtype, 16, 8)
+    x, x_h = placed(ctx, draw(ctx, (6, 16), dtype, -1, 1), dtype, requires_grad=True)
+    g, g_h = placed(ctx, draw(ctx, (6, 8), dtype, -1, 1), dtype)
+
+    def backward():
+        layer.zero_grad()
+        x.grad = None
+        (layer(x) * g).sum().backward()
+        return x.grad, layer.weight.grad, layer.bias.grad
+
+    gx, gw, gb = ctx.measure(backward)
+    r = RTOL[dtype] * 10
+    ctx.check_close(gx, g_h @ w_h, rtol=r, atol=r, what="input grad")
+    ctx.check_close(gw, g_h.T @ x_h, rtol=r, atol=r, what="weight grad")
+    ctx.check_close(gb, g_h.sum(axis=0), rtol=r, atol=r, what="bias grad")
+
+
+@sweep("gradcheck-{dtype}-sweep", dtype=["float64", "complex128"])
+def linear_gradcheck(ctx, dtype):
+    import torch
+
+    layer = torch.nn.Linear(5, 3).to(device=ctx.device, dtype=getattr(torch, dtype))
+    _set_params(ctx, layer, dtype, 5, 3)
+    x = ctx.put(ctx.rng.standard_normal((4, 5)), dtype=dtype, requires_grad=True)
+    ok = ctx.measure(
+        torch.autograd.gradcheck, layer, (x,), warm=False
+    )  # inputs only: the parameters are checked by the closed-form sweep
+    ctx.check(ok, "gradcheck failed")
+
+
+@sweep("{form}-sweep", form=["one-d-input", "non-contiguous", "zero-in-features", "functional"])
+def linear_forms(ctx, form):
+    import torch
+    import torch.nn.functional as F
+
+    layer = torch.nn.Linear(6, 4).to(ctx.device)
+    w_h, b_h = _set_params(ctx, layer, "float32", 6, 4)
+    x_np = ctx.rng.standard_normal((10, 6)).astype("float32")
+    x = ctx.put(x_np)
+    with torch.no_grad():
+        if form == "one-d-input":
+            out, expected = ctx.measure(layer, x[0]), x_np[0] @ w_h.T + b_h
+        elif form == "non-contiguous":
+            view = ctx.put(np.ascontiguousarray(x_np.T)).t()[::2]
+            ctx.check(not view.is_contiguous(), "the input is a non-contiguous view", "other")
+            out, expected = ctx.measure(layer, view), x_np[::2] @ w_h.T + b_h
+        elif form == "zero-in-features":
+            # Linear(0, 4): no inputs to sum, so every row is the bias.
+            empty = torch.nn.Linear(0, 4).to(ctx.device)
+            out = ctx.measure(empty, ctx.put(np.zeros((3, 0), dtype="float32")))
+            expected = np.tile(ctx.to_numpy(empty.bias).astype("float64"), (3, 1))
+        else:
+            out = ctx.measure(F.linear, x, layer.weight, layer.bias)
+            expected = x_np @ w_h.T + b_h
+    ctx.check_close(out, expected, rtol=1e-4, atol=1e-4)
