@@ -41,16 +41,35 @@ def _harnesses() -> Tuple[str, List[Any]]:
         # x64 on (the adapter's setting), so the listing must see the same harness list.
         jax.config.update("jax_enable_x64", True)
 
-        failure: Exception = ImportError("no harness module")
+        failures: List[ImportError] = []
         for name in MODULES:
             try:
                 _module = importlib.import_module(name)
                 break
             except ImportError as exc:
-                failure = exc
+                failures.append(exc)
         else:
-            raise failure
+            if all(_absent(exc, name) for exc, name in zip(failures, MODULES)):
+                # Not a missing test-only package the census lock could add: this jax's
+                # wheel holds no harness module at all, so there is nothing to census.
+                raise ValueError(
+                    f"jax {jax.__version__} ships no primitive harnesses (neither "
+                    f"{' nor '.join(MODULES)} is in its package): there is no database to "
+                    "census in this version"
+                )
+            raise failures[-1]
     return _module.__name__, list(_module.all_harnesses)
+
+
+def _absent(exc: ImportError, module: str) -> bool:
+    """Whether ``exc`` says ``module`` itself (or a package above it) is not there, rather
+    than something it imports."""
+    missing = getattr(exc, "name", None)
+    return (
+        isinstance(exc, ModuleNotFoundError)
+        and bool(missing)
+        and (module == missing or module.startswith(f"{missing}."))
+    )
 
 
 def load() -> None:
