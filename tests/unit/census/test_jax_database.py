@@ -15,7 +15,6 @@ jax = pytest.importorskip("jax")
 from portbench_runner.census import jax_db  # noqa: E402
 from portbench_runner.census.listing import main as census_list  # noqa: E402
 
-
 _real_import = importlib.import_module
 
 
@@ -61,3 +60,29 @@ def test_a_missing_test_only_package_is_named_not_taken_for_a_missing_database(
     message = capsys.readouterr().err
     assert "No module named 'absl'" in message
     assert "ships no primitive harnesses" not in message
+
+
+def test_jax_0_4_harnesses_load_without_the_converter_package(
+    monkeypatch: pytest.MonkeyPatch, tmp_path: Path
+) -> None:
+    import sys
+
+    import jax.experimental
+
+    new, old = jax_db.MODULES
+    tests = tmp_path / "jax2tf" / "tests"
+    tests.mkdir(parents=True)
+    # The converter package imports TensorFlow, which a jax cell has not.
+    (tmp_path / "jax2tf" / "__init__.py").write_text("import tensorflow_is_not_here\n")
+    (tests / "__init__.py").write_text("")
+    (tests / "primitive_harness.py").write_text("all_harnesses = ['h1', 'h2']\n")
+    monkeypatch.setattr(jax.experimental, "__path__", [str(tmp_path)])
+    monkeypatch.setattr(importlib, "import_module", _imports({new: "jax._src.internal_test_util"}))
+    names = ("jax.experimental.jax2tf", "jax.experimental.jax2tf.tests", old)
+    for name in names:
+        monkeypatch.delitem(sys.modules, name, raising=False)
+    try:
+        assert jax_db._harnesses() == (old, ["h1", "h2"])
+    finally:
+        for name in names:
+            sys.modules.pop(name, None)
