@@ -142,10 +142,23 @@ def _recorded_cases(cell: Cell) -> list[CensusCase]:
                     samples,
                     ok,
                     record.get("category"),
-                    message.splitlines()[0][:160] if message else "",
+                    _first_line(message),
                 )
             )
     return rows
+
+
+def _first_line(message: str) -> str:
+    """An error as one short line. A comparison's first line ("Tensor-likes are not
+    close!") says only that it failed: the two lines after it (mismatched elements, the
+    greatest difference) say by how much, which is what tells a tolerance from a wrong
+    result."""
+    lines = [line.strip() for line in message.splitlines() if line.strip()]
+    if not lines:
+        return ""
+    if lines[0].endswith(("are not close!", "are not equal!")):
+        return "; ".join(lines[:3])[:240]
+    return lines[0][:160]
 
 
 def _dtypes(cell: Cell) -> list[str]:

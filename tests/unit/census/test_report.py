@@ -170,3 +170,16 @@ def test_differences_between_versions_read_oldest_first_with_pairs_one_side_lack
     assert set(rows) == {("add", "float32"), ("add", "int8")}
     # pairs, in every cell, differing, better in last, worse in last, only in first, last
     assert headline.rows[0][2:] == [4, 1, 2, 0, 0, 0, 1]
+
+
+def test_a_comparison_failure_says_by_how_much_in_one_line() -> None:
+    cell = _cell("cpu", "cpu", {"census:add::float32": ("fail", 1)})
+    cell.records[0]["error"] = {
+        "message": "Tensor-likes are not close!\n\nMismatched elements: 1 / 3 (33.3%)\n"
+        "Greatest absolute difference: 0.5 at index (1,)\nGreatest relative difference: 1.0"
+    }
+    (case,) = census_cases(cell)
+    assert case.message == (
+        "Tensor-likes are not close!; Mismatched elements: 1 / 3 (33.3%); "
+        "Greatest absolute difference: 0.5 at index (1,)"
+    )
