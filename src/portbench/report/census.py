@@ -300,11 +300,18 @@ def _cell_label(cell: Cell) -> str:
 
 
 def _first_error(cases: list[tuple[str, CensusCase | None]]) -> str:
-    for label, case in cases:
-        if case is not None and case.support in ("no", "partly"):
-            category = f"{case.category}: " if case.category else ""
-            return f"{label}: {category}{case.message}".strip()
-    return ""
+    """The error of the cell where the pair works least (the first such cell): for a pair
+    that went from partly to no, why it fails now, not why one sample failed before."""
+    failing = [
+        (label, case)
+        for label, case in cases
+        if case is not None and case.support in ("no", "partly")
+    ]
+    if not failing:
+        return ""
+    label, case = min(failing, key=lambda item: _RANK[item[1].support])
+    category = f"{case.category}: " if case.category else ""
+    return f"{label}: {category}{case.message}".strip()
 
 
 def _framework_differences(framework: str, group: list[Cell]) -> tuple[Table, dict[str, int]]:
@@ -317,7 +324,7 @@ def _framework_differences(framework: str, group: list[Cell]) -> tuple[Table, di
         ["operator", "dtype", *labels, "first error"],
         note="support: yes, partly, no (tested); no-sample (the database makes none); "
         "error (our harness); '-' the cell's database has no such pair. Cells oldest "
-        "version first; first error: of the first cell where the pair does not fully work",
+        "version first; first error: of the cell where the pair works least (the first such)",
     )
     by_cell = [{(c.operator, c.dtype): c for c in census_cases(cell)} for cell in group]
     pairs = sorted(set().union(*(set(cases) for cases in by_cell)))
