@@ -76,9 +76,9 @@ def _wheel_target(profile: str, architecture: str | None) -> list[str]:
     if pinned is None:
         return []
     options = ["--python-version", pinned.python, "--implementation", "cp"]
-    platform = _MANYLINUX.get(architecture or "")
-    if platform is not None:
-        options += ["--platform", platform]
+    tag = _MANYLINUX.get(architecture or "")
+    if tag is not None:
+        options += ["--platform", tag]
     return options
 
 
