@@ -1,5 +1,8 @@
-"""``python -m portbench``: the same command line as the ``portbench`` script."""
+"""``python -m portbench ...``: the same as the ``portbench`` command (for a checkout run with
+``PYTHONPATH=src``, where no console script is installed)."""
 
-from portbench.cli import main
+from __future__ import annotations
+
+from .cli import main
 
 raise SystemExit(main())

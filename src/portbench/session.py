@@ -47,7 +47,7 @@ def _host_crash_record(plan: dict[str, Any], case_id: str, status: int) -> dict[
         for case in function["cases"]:
             if case["id"] != case_id:
                 continue
-            return {
+            record: dict[str, Any] = {
                 "schema": 2,
                 "kind": "case",
                 "cell": plan["cell"],
@@ -78,7 +78,20 @@ def _host_crash_record(plan: dict[str, Any], case_id: str, status: int) -> dict[
                 "duration_s": 0.0,
                 "rerun": f"{plan['rerun_prefix']} --case {case_id}",
             }
+            census = function.get("census")
+            if isinstance(census, dict):
+                # A census case's record says which database entry it stands for, as the
+                # supervisor's records do (schema 3): without it the report cannot place
+                # the crash in its operator's row.
+                record.update(schema=3, source=census_source(census), census=None)
+            return record
     return None
+
+
+def census_source(census: dict[str, Any]) -> dict[str, Any]:
+    """Where a census case's inputs came from (the plan's census entry of its function):
+    the same fields the supervisor writes (``_census_source`` in the runner)."""
+    return {key: census.get(key) for key in ("database", "version", "entry", "op", "variant")}
 
 
 def run_session(

@@ -78,7 +78,7 @@ def run_census_case(
 
 
 def _add_site(folders: Any) -> None:
-    # The census lock's packages (expecttest, absl) for interpreter cells: appended, so
+    # The census lock's packages (expecttest, absl; a census image's own folder): appended, so
     # the cell's own pinned packages always win over them.
     for folder in folders if isinstance(folders, list) else []:
         if isinstance(folder, str) and folder not in sys.path:

@@ -122,7 +122,7 @@ def run_census(request: CensusRequest, console: Console) -> CellRunResult:
     where = writable_hint(resuming)
     require_writable(cell_dir, where)
     prepared = backend.prepare(request.framework, accelerator.flavor, request.profile)
-    prepared, site = census_environment(prepared, request.framework, console)
+    prepared, site = census_environment(prepared, request.framework, request.profile, console)
     if resuming:
         plan = _resumed_plan(cell_dir / "plan.json", cell)
     else:

@@ -12,6 +12,7 @@ A case's support (one operator, one dtype, on one device):
 
 from __future__ import annotations
 
+import re
 from collections import Counter
 from dataclasses import dataclass
 from typing import Any
@@ -141,10 +142,23 @@ def _recorded_cases(cell: Cell) -> list[CensusCase]:
                     samples,
                     ok,
                     record.get("category"),
-                    message.splitlines()[0][:160] if message else "",
+                    _first_line(message),
                 )
             )
     return rows
+
+
+def _first_line(message: str) -> str:
+    """An error as one short line. A comparison's first line ("Tensor-likes are not
+    close!") says only that it failed: the two lines after it (mismatched elements, the
+    greatest difference) say by how much, which is what tells a tolerance from a wrong
+    result."""
+    lines = [line.strip() for line in message.splitlines() if line.strip()]
+    if not lines:
+        return ""
+    if lines[0].endswith(("are not close!", "are not equal!")):
+        return "; ".join(lines[:3])[:240]
+    return lines[0][:160]
 
 
 def _dtypes(cell: Cell) -> list[str]:
@@ -265,30 +279,128 @@ def census_findings(cell: Cell) -> Table:
     return table
 
 
-def census_differences(cells: list[Cell]) -> Table:
+#: Support ranked for "better"/"worse" between two cells (no-sample and error say nothing).
+_RANK = {"yes": 2, "partly": 1, "no": 0}
+
+
+def _version_key(cell: Cell) -> tuple[tuple[int, ...], str, str]:
+    """Cells of a framework in the order of their database's version (oldest first), then
+    by name: "better in the last cell" then reads as "better in the newer version"."""
+    version = str(((cell.plan or {}).get("census") or {}).get("version") or "")
+    numbers = tuple(int(n) for n in re.findall(r"\d+", version.split("+", maxsplit=1)[0])[:4])
+    return numbers, version, cell.name
+
+
+def _cell_label(cell: Cell) -> str:
+    """``torch/cpu/paper`` of op_db 1.12.0 -> ``cpu/paper (1.12.0)``: the framework is the
+    table's, the version is what the profile stands for."""
+    version = ((cell.plan or {}).get("census") or {}).get("version")
+    name = cell.name.removeprefix(f"{cell.framework}/")
+    return f"{name} ({version})" if version else name
+
+
+def _first_error(cases: list[tuple[str, CensusCase | None]]) -> str:
+    """The error of the cell where the pair works least (the first such cell): for a pair
+    that went from partly to no, why it fails now, not why one sample failed before."""
+    failing = [
+        (label, case)
+        for label, case in cases
+        if case is not None and case.support in ("no", "partly")
+    ]
+    if not failing:
+        return ""
+    label, case = min(failing, key=lambda item: _RANK[item[1].support])
+    category = f"{case.category}: " if case.category else ""
+    return f"{label}: {category}{case.message}".strip()
+
+
+def _framework_differences(framework: str, group: list[Cell]) -> tuple[Table, dict[str, int]]:
+    """One framework's differing pairs (a column per cell) and its headline counts."""
+    group = sorted(group, key=_version_key)
+    labels = [_cell_label(cell) for cell in group]
+    table = Table(
+        f"census-differences-{framework}",
+        f"Census {framework}: operator x dtype pairs whose support differs between cells",
+        ["operator", "dtype", *labels, "first error"],
+        note="support: yes, partly, no (tested); no-sample (the database makes none); "
+        "error (our harness); '-' the cell's database has no such pair. Cells oldest "
+        "version first; first error: of the cell where the pair works least (the first such)",
+    )
+    by_cell = [{(c.operator, c.dtype): c for c in census_cases(cell)} for cell in group]
+    pairs = sorted(set().union(*(set(cases) for cases in by_cell)))
+    counts = dict.fromkeys(("in every cell", "differing", "better in last", "worse in last"), 0)
+    counts |= {"only in first": 0, "only in last": 0}
+    for pair in pairs:
+        cases = [cases.get(pair) for cases in by_cell]
+        present = [case for case in cases if case is not None]
+        if cases[0] is not None and all(case is None for case in cases[1:]):
+            counts["only in first"] += 1
+        if cases[-1] is not None and all(case is None for case in cases[:-1]):
+            counts["only in last"] += 1
+        if len(present) == len(cases):
+            counts["in every cell"] += 1
+        tested = {case.support for case in present if case.support in _RANK}
+        if len(tested) < 2:
+            continue
+        counts["differing"] += 1
+        first, last = cases[0], cases[-1]
+        if first is not None and last is not None and {first.support, last.support} <= set(_RANK):
+            change = _RANK[last.support] - _RANK[first.support]
+            counts["better in last"] += change > 0
+            counts["worse in last"] += change < 0
+        table.rows.append(
+            [
+                pair[0],
+                pair[1],
+                *(case.support if case is not None else "-" for case in cases),
+                _first_error(list(zip(labels, cases))),
+            ]
+        )
+    return table, counts
+
+
+def census_differences(cells: list[Cell]) -> list[Table]:
     """Operator x dtype pairs whose support differs between census cells of one framework
-    (devices, profiles, versions): one row per pair, one column per cell."""
+    (devices, profiles, versions): the headline counts per framework
+    (``census-differences``), then per framework one row per differing pair with a column
+    per cell and the first error (``census-differences-<framework>``)."""
     by_framework: dict[str, list[Cell]] = {}
     for cell in cells:
         by_framework.setdefault(cell.framework, []).append(cell)
-    table = Table(
+    headline = Table(
         "census-differences",
-        "Census: operator x dtype pairs whose support differs between cells",
-        ["framework", "operator", "dtype", "cells (support)"],
+        "Census: operator x dtype pairs whose support differs between cells of a framework",
+        [
+            "framework",
+            "cells (oldest version first)",
+            "pairs",
+            "in every cell",
+            "differing",
+            "better in last",
+            "worse in last",
+            "only in first",
+            "only in last",
+        ],
+        note="differing: tested (yes, partly, no) in two cells or more, with two supports "
+        "or more; better/worse: the last cell's support beside the first's; only in: pairs "
+        "one database lists and the others do not (new operators, dtypes or harnesses)",
     )
+    details = []
     for framework, group in sorted(by_framework.items()):
         if len(group) < 2:
             continue
-        seen: dict[tuple[str, str], dict[str, str]] = {}
-        for cell in group:
-            for case in census_cases(cell):
-                seen.setdefault((case.operator, case.dtype), {})[cell.cell_id] = case.support
-        for (operator, dtype), supports in sorted(seen.items()):
-            values = {s for s in supports.values() if s in ("yes", "partly", "no")}
-            if len(values) > 1:
-                shown = "; ".join(f"{cell}: {s}" for cell, s in sorted(supports.items()))
-                table.rows.append([framework, operator, dtype, shown])
-    return table
+        table, counts = _framework_differences(framework, group)
+        pairs = len({(c.operator, c.dtype) for cell in group for c in census_cases(cell)})
+        headline.rows.append(
+            [
+                framework,
+                "; ".join(table.headers[2:-1]),
+                pairs,
+                *counts.values(),
+            ]
+        )
+        details.append(table)
+    return [headline, *details]
 
 
 def census_tables(cells: list[Cell]) -> list[Table]:
@@ -296,7 +408,7 @@ def census_tables(cells: list[Cell]) -> list[Table]:
     chosen = census_cells(cells)
     if not chosen:
         return []
-    tables = [census_summary_table(chosen), census_differences(chosen)]
+    tables = [census_summary_table(chosen), *census_differences(chosen)]
     for cell in chosen:
         tables += [census_findings(cell), census_support(cell)]
     return tables

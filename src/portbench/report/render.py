@@ -28,8 +28,12 @@ def write_files(table: Table, out: Path) -> list[Path]:
     rows = [[_cell(v) for v in row] for row in table.rows]
     paths = []
     md = out / f"{table.name}.md"
+    # A '|' in a cell (an error message: "Tensor | None") would end the cell early in a
+    # Markdown table; escaped, it reads as itself.
+    md_rows = [[value.replace("|", "\\|") for value in row] for row in rows]
     md.write_text(
-        f"## {table.title}\n\n{tabulate(rows, table.headers, tablefmt='github')}\n\n{table.note}\n",
+        f"## {table.title}\n\n{tabulate(md_rows, table.headers, tablefmt='github')}\n\n"
+        f"{table.note}\n",
         encoding="utf-8",
     )
     tex = out / f"{table.name}.tex"

@@ -25,3 +25,23 @@ def test_bad_census_input_is_one_sentence(
     assert main(["census", *argv]) == 2
     err = capsys.readouterr().err
     assert words in err and err.count("error:") == 1
+
+
+def test_python_dash_m_portbench_is_the_portbench_command() -> None:
+    import os
+    import subprocess
+    import sys
+
+    src = str(Path(__file__).parents[3] / "src")
+    env = {**os.environ, "PYTHONPATH": src}
+    command = [sys.executable, "-m", "portbench", "census", "--framework", "numpy"]
+    done = subprocess.run(
+        [*command, "--accelerator", "cpu"],
+        check=False,
+        capture_output=True,
+        text=True,
+        env=env,
+        timeout=120,
+    )
+    assert done.returncode == 2
+    assert "no census for 'numpy'" in done.stderr and "Traceback" not in done.stderr

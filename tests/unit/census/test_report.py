@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
@@ -94,13 +95,93 @@ def test_harnesses_of_one_primitive_and_dtype_merge_into_partly() -> None:
 def test_differences_between_devices_and_the_heat_map(tmp_path: Path) -> None:
     cpu = _cell("cpu", "cpu", {"census:add::float32": ("pass", 2)})
     gpu = _cell("gpu", "cuda", {"census:add::float32": ("fail", 0)})
-    rows = census_differences([cpu, gpu]).rows
-    assert rows == [["torch", "add", "float32", "torch/cpu/host: yes; torch/gpu/host: no"]]
-    assert [t.name for t in census_tables([cpu, gpu])][:2] == [
+    headline, detail = census_differences([cpu, gpu])
+    assert detail.headers == [
+        "operator",
+        "dtype",
+        "cpu/host (2.13.0)",
+        "gpu/host (2.13.0)",
+        "first error",
+    ]
+    assert detail.rows == [["add", "float32", "yes", "no", "gpu/host (2.13.0): type: no kernel"]]
+    assert headline.rows[0][0] == "torch"
+    assert headline.rows[0][2:] == [1, 1, 1, 0, 1, 0, 0]
+    assert [t.name for t in census_tables([cpu, gpu])][:3] == [
         "census-summary",
         "census-differences",
+        "census-differences-torch",
     ]
     page = write_census_html([cpu, gpu], tmp_path)
     assert page is not None
     text = page.read_text()
     assert "torch/gpu/host" in text and "#d0433a" in text  # a red square for 'no'
+
+
+def _versioned(cell: Cell, version: str, profile: str) -> Cell:
+    plan = dict(cell.plan or {})
+    plan["census"] = {**plan["census"], "version": version}
+    plan["cell"] = f"torch/cpu/{profile}"
+    return replace(cell, cell_id=plan["cell"], profile=profile, plan=plan)
+
+
+def test_differences_between_versions_read_oldest_first_with_pairs_one_side_lacks() -> None:
+    # Listed newest first: the table still puts 1.12.0 before 2.13.0 (numerically, not
+    # as text: "10" sorts after "9").
+    new = _versioned(
+        _cell(
+            "cpu",
+            "cpu",
+            {
+                "census:add::float32": ("pass", 2),
+                "census:add::int8": ("fail", 0),
+                "census:mul::int8": ("pass", 2),
+                "census:sub::int8": ("skip", 0),
+            },
+        ),
+        "2.13.0+cpu",
+        "current",
+    )
+    old = _versioned(
+        _cell(
+            "cpu",
+            "cpu",
+            {
+                "census:add::float32": ("fail", 0),
+                "census:add::int8": ("fail", 1),
+                "census:sub::int8": ("pass", 2),
+            },
+        ),
+        "1.12.0",
+        "paper",
+    )
+    nine = _versioned(_cell("cpu", "cpu", {"census:add::float32": ("pass", 2)}), "1.9.0", "v9")
+    headline, detail = census_differences([new, old, nine])
+    assert detail.headers[2:5] == [
+        "cpu/v9 (1.9.0)",
+        "cpu/paper (1.12.0)",
+        "cpu/current (2.13.0+cpu)",
+    ]
+    rows = {(row[0], row[1]): row[2:] for row in detail.rows}
+    # add float32: yes, no, yes; add int8: (none), partly, no; sub int8: no-sample is not a
+    # support, so yes beside no-sample is no difference; mul int8 is in one cell only.
+    assert rows[("add", "float32")][:3] == ["yes", "no", "yes"]
+    assert rows[("add", "float32")][3] == "cpu/paper (1.12.0): type: no kernel"
+    assert rows[("add", "int8")][:3] == ["-", "partly", "no"]
+    # Why it fails where it works least (now), not why one sample failed before.
+    assert rows[("add", "int8")][3].startswith("cpu/current (2.13.0+cpu): ")
+    assert set(rows) == {("add", "float32"), ("add", "int8")}
+    # pairs, in every cell, differing, better in last, worse in last, only in first, last
+    assert headline.rows[0][2:] == [4, 1, 2, 0, 0, 0, 1]
+
+
+def test_a_comparison_failure_says_by_how_much_in_one_line() -> None:
+    cell = _cell("cpu", "cpu", {"census:add::float32": ("fail", 1)})
+    cell.records[0]["error"] = {
+        "message": "Tensor-likes are not close!\n\nMismatched elements: 1 / 3 (33.3%)\n"
+        "Greatest absolute difference: 0.5 at index (1,)\nGreatest relative difference: 1.0"
+    }
+    (case,) = census_cases(cell)
+    assert case.message == (
+        "Tensor-likes are not close!; Mismatched elements: 1 / 3 (33.3%); "
+        "Greatest absolute difference: 0.5 at index (1,)"
+    )

@@ -157,16 +157,3 @@ def test_a_malformed_plan_given_to_a_session_is_one_sentence(tmp_path, text: str
     assert proc.stderr.startswith("error: ") and "plan" in proc.stderr
     assert not (tmp_path / "cell").exists()
 
-
-def test_python_dash_m_portbench_is_the_same_command_line() -> None:
-    # `python -m portbench` must answer like the script, bad input included.
-    proc = subprocess.run(
-        [sys.executable, "-m", "portbench", "list", "--framework", "caffe"],
-        capture_output=True,
-        text=True,
-        timeout=120,
-        check=False,
-    )
-    assert proc.returncode == UsageError.exit_code, proc.stderr
-    assert "unknown framework 'caffe'" in proc.stderr
-    assert "Traceback" not in proc.stderr
