@@ -95,7 +95,8 @@ def prng_split_fold_in(ctx, mode):
 
 
 # The key implementations PRNGKey takes through impl= (JAX >= 0.4.16): threefry keys are
-# two uint32 words, rbg and unsafe_rbg four; each draws a reproducible uniform stream.
+# two uint32 words, rbg and unsafe_rbg four; each, wrapped as a typed key of its impl,
+# draws a reproducible uniform stream.
 @sweep("impl-{impl}-sweep", impl=["threefry2x32", "rbg", "unsafe_rbg"])
 def prng_impls(ctx, impl):
     import inspect
@@ -108,8 +109,13 @@ def prng_impls(ctx, impl):
     data = np.asarray(ctx.to_numpy(key))
     words = 2 if impl == "threefry2x32" else 4
     ctx.check(data.dtype == np.uint32 and data.shape == (words,), f"{data.dtype} {data.shape}")
-    first = ctx.to_numpy(jax.random.uniform(key, (256,)))
-    again = ctx.to_numpy(jax.random.uniform(jax.random.PRNGKey(3, impl=impl), (256,)))
+
+    # A raw key of another impl is read as the default impl's: wrap it to draw from it.
+    def draw(raw):
+        return jax.random.uniform(jax.random.wrap_key_data(raw, impl=impl), (256,))
+
+    first = ctx.to_numpy(draw(key))
+    again = ctx.to_numpy(draw(jax.random.PRNGKey(3, impl=impl)))
     ctx.check_equal(first, again)
     ctx.check(first.min() >= 0 and first.max() < 1, "uniform left [0, 1)")
 

@@ -2,7 +2,7 @@
 dtypes, autograd."""
 
 import numpy as np
-from _torchhelp import COMPLEXES, EAGER_COMPILED, FULL_FLOATS, HALF_FLOATS
+from _torchhelp import ALL_INTS, COMPLEXES, EAGER_COMPILED, FULL_FLOATS, HALF_FLOATS, close_or_equal
 
 from portbench_runner.api import case, sweep
 
@@ -240,19 +240,17 @@ def conv3d_weight_grad(ctx):
     ctx.check_close(grad_b, np.full(3, 2 * 27.0), dtype="float32", kind="reduction")
 
 
-# By design Conv3d takes no integer tensors: the CPU kernels refuse them.
-@case("int64-refused")
-def conv3d_int_refused(ctx):
+# The CPU's slow_conv3d kernel takes every integer width: exact sums of small integers,
+# wrapping like the dtype (int8/uint8 overflow here), with stride and padding.
+@sweep("int-{dtype}-sweep", dtype=ALL_INTS)
+def conv3d_ints(ctx, dtype):
     import torch
 
-    w = ctx.put(np.ones((1, 1, 1, 1, 1), dtype="int64"))
-    x = ctx.put(np.ones((1, 1, 2, 2, 2), dtype="int64"))
-
-    def attempt():
-        try:
-            torch.nn.functional.conv3d(x, w)
-        except (RuntimeError, NotImplementedError):
-            return True
-        return False
-
-    ctx.check(ctx.measure(attempt), "conv3d accepted int64", category="type")
+    x_np = ctx.rng.integers(0, 4, size=(1, 2, 4, 4, 4))
+    w_np = ctx.rng.integers(0, 3, size=(2, 2, 2, 2, 2))
+    b_np = ctx.rng.integers(0, 5, size=2)
+    x, w, b = (ctx.put(v.astype(dtype)) for v in (x_np, w_np, b_np))
+    out = ctx.measure(torch.nn.functional.conv3d, x, w, b, stride=2, padding=1)
+    ctx.check(out.dtype == getattr(torch, dtype), f"output dtype {out.dtype}", "type")
+    expected = correlate3d(x_np, w_np, b_np, stride=2, padding=1)
+    close_or_equal(ctx, out, expected.astype("int64"), dtype)
