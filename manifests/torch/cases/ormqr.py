@@ -103,8 +103,8 @@ def ormqr_round_trip(ctx):
     ctx.check_close(norms, np.linalg.norm(c_np, axis=0), dtype="float64", kind="linalg")
 
 
-# Argument forms: a non-contiguous C (a transposed view), A's batch broadcast against a
-# batched C, an empty C (zero columns), and out=.
+# Argument forms: a non-contiguous C (a transposed view), a stride-0 (expanded) batch of
+# reflectors against a batched C, an empty C (zero columns), and out=.
 @sweep("{form}-form-sweep", form=["non-contiguous-c", "broadcast-batch", "empty-c", "out"])
 def ormqr_forms(ctx, form):
     import torch
@@ -118,8 +118,6 @@ def ormqr_forms(ctx, form):
         c = ctx.put(np.ascontiguousarray(c_np.T)).t()
         ctx.check(not c.is_contiguous(), "C view is contiguous", "type")
     if form == "broadcast-batch":
-        if not ctx.version_at_least("1.13"):
-            ctx.skip(f"torch {ctx.version}'s ormqr does not broadcast batch dimensions")
         reflectors, tau = reflectors.expand(3, 5, 5), tau.expand(3, 5)
     if form == "out":
         out = torch.empty(5, 2, dtype=torch.float64, device=ctx.device)
