@@ -1,9 +1,9 @@
 """tf.tensor_scatter_nd_update: element and slice updates, dtypes, graph/XLA, bad indices, gradient."""
 
 import numpy as np
-from tfhelp import by_mode, raises
+from tfhelp import EVERY_DTYPE, INDEX_INTS, MODES, by_mode, raises
 
-from portbench_runner.api import case
+from portbench_runner.api import case, sweep
 
 
 @case("float32-elements", dtype="float32")
@@ -94,3 +94,86 @@ def scatter_strings(ctx):
         indices = tf.constant([[1], [3]])
     out = ctx.measure(tf.tensor_scatter_nd_update, base, indices, updates)
     ctx.check_equal(out, np.array([b"a", b"x", b"c", b"y"], dtype=object))
+
+
+# Every dtype a tensor can hold, eager, in a tf.function and under XLA: a scatter copies
+# values, so every result is exact. Element updates at unique positions (the order of
+# duplicates is unspecified), in both index dtypes TensorFlow takes.
+@sweep(
+    "{dtype}-{index}-{mode}-sweep",
+    dtype=EVERY_DTYPE,
+    index=INDEX_INTS,
+    mode=MODES,
+)
+def scatter_dtypes(ctx, dtype, index, mode):
+    import tensorflow as tf
+    from tfhelp import draw, placed
+
+    shape = (9, 7)
+    t, base = placed(ctx, draw(ctx, shape, dtype, 0, 9), dtype)
+    u, upd = placed(ctx, draw(ctx, (12,), dtype, 0, 9), dtype)
+    flat = ctx.rng.choice(base.size, size=12, replace=False)
+    idx = np.stack(np.unravel_index(flat, shape), axis=1).astype(index)
+    expected = base.copy()
+    expected[tuple(idx.T)] = upd
+    out = ctx.measure(by_mode(ctx, tf.tensor_scatter_nd_update, mode), t, ctx.put(idx), u)
+    ctx.check(out.dtype == t.dtype, f"dtype {out.dtype.name}, not {t.dtype.name}", "type")
+    ctx.check_equal(out, expected)
+
+
+# Argument forms: whole slices of a 3-d tensor (index depth 1 and 2), no update at all, a
+# 1-d tensor, and an index pointing past the end inside a tf.function (refused at run time).
+@sweep("{form}-form-sweep", form=["depth-1-slices", "depth-2-rows", "no-updates", "vector"])
+def scatter_forms(ctx, form):
+    import tensorflow as tf
+
+    base = ctx.rng.standard_normal((4, 3, 5)).astype("float32")
+    expected = base.copy()
+    if form == "depth-1-slices":
+        idx = np.array([[3], [0]], dtype="int32")
+        upd = ctx.rng.standard_normal((2, 3, 5)).astype("float32")
+        expected[[3, 0]] = upd
+    elif form == "depth-2-rows":
+        idx = np.array([[1, 2], [3, 0], [0, 1]], dtype="int64")
+        upd = ctx.rng.standard_normal((3, 5)).astype("float32")
+        expected[idx[:, 0], idx[:, 1]] = upd
+    elif form == "no-updates":
+        idx = np.zeros((0, 2), dtype="int32")
+        upd = np.zeros((0, 5), dtype="float32")
+    else:
+        base = base.reshape(-1)
+        expected = base.copy()
+        idx = np.array([[59], [7], [0]], dtype="int32")
+        upd = np.array([1.5, -2.0, 8.25], dtype="float32")
+        expected[[59, 7, 0]] = upd
+    out = ctx.measure(tf.tensor_scatter_nd_update, ctx.put(base), ctx.put(idx), ctx.put(upd))
+    ctx.check_equal(out, expected)
+
+
+# Gradients in each float dtype and mode: d/dtensor is 1 where nothing was written, 0 where
+# an update landed; d/dupdates is the upstream gradient at those positions.
+@sweep(
+    "grad-{dtype}-{mode}-sweep",
+    dtype=["bfloat16", "float16", "float32", "float64"],
+    mode=MODES,
+)
+def scatter_grad_dtypes(ctx, dtype, mode):
+    import tensorflow as tf
+
+    t = ctx.put(ctx.rng.standard_normal((4, 4)).astype("float32"), dtype=dtype)
+    u = ctx.put(np.array([1.0, 2.0, 3.0], dtype="float32"), dtype=dtype)
+    idx = ctx.put(np.array([[0, 3], [2, 2], [3, 0]], dtype="int32"))
+    weights = ctx.put(np.arange(16, dtype="float32").reshape(4, 4), dtype=dtype)
+
+    def grads(t, u):
+        with tf.GradientTape() as tape:
+            tape.watch([t, u])
+            y = tf.reduce_sum(tf.tensor_scatter_nd_update(t, idx, u) * weights)
+        return tape.gradient(y, [t, u])
+
+    gt, gu = ctx.measure(by_mode(ctx, grads, mode), t, u)
+    w = np.arange(16, dtype="float64").reshape(4, 4)
+    mask = np.ones((4, 4))
+    mask[[0, 2, 3], [3, 2, 0]] = 0.0
+    ctx.check_close(gt, w * mask, dtype=dtype)
+    ctx.check_close(gu, w[[0, 2, 3], [3, 2, 0]], dtype=dtype)
