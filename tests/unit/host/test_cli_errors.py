@@ -156,4 +156,3 @@ def test_a_malformed_plan_given_to_a_session_is_one_sentence(tmp_path, text: str
     assert "Traceback" not in proc.stderr
     assert proc.stderr.startswith("error: ") and "plan" in proc.stderr
     assert not (tmp_path / "cell").exists()
-
