@@ -1,7 +1,7 @@
 """tf.cast: conversions between float, integer, bool and bfloat16; eager, graph and XLA; gradients."""
 
 import numpy as np
-from tfhelp import by_mode
+from tfhelp import MODES, by_mode
 
 from portbench_runner.api import case, sweep
 
@@ -82,7 +82,7 @@ def cast_gradient(ctx):
         "complex64",
         "complex128",
     ],
-    mode=["eager", "graph", "xla"],
+    mode=MODES,
     to_float32=True,
 )
 @sweep(
@@ -103,7 +103,7 @@ def cast_gradient(ctx):
         "complex64",
         "complex128",
     ],
-    mode=["eager", "graph", "xla"],
+    mode=MODES,
     to_float32=False,
 )
 def cast_dtypes(ctx, other, mode, to_float32):

@@ -1,7 +1,7 @@
 """tf.experimental.numpy.clip: scalar and array bounds, dtypes, graph/XLA, gradient."""
 
 import numpy as np
-from tfhelp import bf16_round, by_mode
+from tfhelp import MODES, bf16_round, by_mode
 
 from portbench_runner.api import case, sweep
 
@@ -65,7 +65,7 @@ def clip_grad(ctx):
 @sweep(
     "{dtype}-{mode}-sweep",
     dtype=["float16", "bfloat16", "float32", "float64", "int8", "int16", "int32", "int64", "uint8"],
-    mode=["eager", "graph", "xla"],
+    mode=MODES,
 )
 def clip_dtypes(ctx, dtype, mode):
     import tensorflow as tf

@@ -4,7 +4,7 @@ The study's test timed NumPy's cumprod; these cases time TensorFlow's.
 """
 
 import numpy as np
-from tfhelp import by_mode
+from tfhelp import MODES, by_mode
 
 from portbench_runner.api import case, sweep
 
@@ -78,7 +78,7 @@ def cumprod_grad(ctx):
         "int64",
         "uint8",
     ],
-    mode=["eager", "graph", "xla"],
+    mode=MODES,
 )
 def cumprod_dtypes(ctx, dtype, mode):
     import tensorflow as tf

@@ -1,7 +1,7 @@
 """tf.experimental.numpy.rad2deg: float32/64, bfloat16, integers promote, graph/XLA, gradient."""
 
 import numpy as np
-from tfhelp import bf16_round, by_mode
+from tfhelp import MODES, bf16_round, by_mode
 
 from portbench_runner.api import case, sweep
 
@@ -54,7 +54,7 @@ def rad2deg_grad(ctx):
 @sweep(
     "{dtype}-{mode}-sweep",
     dtype=["float16", "bfloat16", "float32", "float64", "int8", "int16", "int32", "int64", "uint8"],
-    mode=["eager", "graph", "xla"],
+    mode=MODES,
 )
 def rad2deg_dtypes(ctx, dtype, mode):
     import tensorflow as tf
@@ -68,7 +68,7 @@ def rad2deg_dtypes(ctx, dtype, mode):
 @sweep(
     "grad-{dtype}-{mode}-sweep",
     dtype=["bfloat16", "float32", "float64"],
-    mode=["eager", "graph", "xla"],
+    mode=MODES,
 )
 def rad2deg_grad_dtypes(ctx, dtype, mode):
     import tensorflow as tf

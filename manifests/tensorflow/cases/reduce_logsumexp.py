@@ -1,7 +1,7 @@
 """tf.math.reduce_logsumexp: axes, keepdims, stability with large values, -inf, graph/XLA, gradient."""
 
 import numpy as np
-from tfhelp import bf16_round, by_mode
+from tfhelp import MODES, REAL_FLOATS, bf16_round, by_mode
 
 from portbench_runner.api import case, sweep
 
@@ -62,8 +62,8 @@ def lse_grad(ctx):
 # under XLA, with its gradient (the softmax); new names, so the cases above keep their ids.
 @sweep(
     "{dtype}-{mode}-sweep",
-    dtype=["float16", "bfloat16", "float32", "float64"],
-    mode=["eager", "graph", "xla"],
+    dtype=REAL_FLOATS,
+    mode=MODES,
 )
 def lse_dtypes(ctx, dtype, mode):
     import tensorflow as tf
@@ -77,7 +77,7 @@ def lse_dtypes(ctx, dtype, mode):
 @sweep(
     "grad-{dtype}-{mode}-sweep",
     dtype=["bfloat16", "float32", "float64"],
-    mode=["eager", "graph", "xla"],
+    mode=MODES,
 )
 def lse_grad_dtypes(ctx, dtype, mode):
     import tensorflow as tf

@@ -1,7 +1,7 @@
 """tf.math.reduce_mean: axes, keepdims, integer truncation, bfloat16, empty, large, graph/XLA, gradient."""
 
 import numpy as np
-from tfhelp import bf16_round, by_mode
+from tfhelp import MODES, bf16_round, by_mode
 
 from portbench_runner.api import case, sweep
 
@@ -75,7 +75,7 @@ def mean_grad(ctx):
         "int64",
         "uint8",
     ],
-    mode=["eager", "graph", "xla"],
+    mode=MODES,
 )
 def mean_dtypes(ctx, dtype, mode):
     import tensorflow as tf
@@ -93,7 +93,7 @@ def mean_dtypes(ctx, dtype, mode):
 @sweep(
     "grad-{dtype}-{mode}-sweep",
     dtype=["bfloat16", "float32", "float64"],
-    mode=["eager", "graph", "xla"],
+    mode=MODES,
 )
 def mean_grad_dtypes(ctx, dtype, mode):
     import tensorflow as tf

@@ -1,7 +1,7 @@
 """tf.reshape: -1 inference, scalars, dtypes, graph/XLA, invalid sizes, gradient."""
 
 import numpy as np
-from tfhelp import by_mode, raises
+from tfhelp import ALL_DTYPES, MODES, by_mode, raises
 
 from portbench_runner.api import case, sweep
 
@@ -61,24 +61,8 @@ def reshape_grad(ctx):
 # with a -1 dimension; new names, so the cases above keep their ids.
 @sweep(
     "{dtype}-{mode}-sweep",
-    dtype=[
-        "bool",
-        "int8",
-        "int16",
-        "int32",
-        "int64",
-        "uint8",
-        "uint16",
-        "uint32",
-        "uint64",
-        "float16",
-        "bfloat16",
-        "float32",
-        "float64",
-        "complex64",
-        "complex128",
-    ],
-    mode=["eager", "graph", "xla"],
+    dtype=ALL_DTYPES,
+    mode=MODES,
 )
 def reshape_dtypes(ctx, dtype, mode):
     import tensorflow as tf

@@ -1,7 +1,7 @@
 """tf.tensor_scatter_nd_update: element and slice updates, dtypes, graph/XLA, bad indices, gradient."""
 
 import numpy as np
-from tfhelp import EVERY_DTYPE, INDEX_INTS, MODES, by_mode, raises
+from tfhelp import EVERY_DTYPE, INDEX_INTS, MODES, REAL_FLOATS, by_mode, raises
 
 from portbench_runner.api import case, sweep
 
@@ -154,7 +154,7 @@ def scatter_forms(ctx, form):
 # an update landed; d/dupdates is the upstream gradient at those positions.
 @sweep(
     "grad-{dtype}-{mode}-sweep",
-    dtype=["bfloat16", "float16", "float32", "float64"],
+    dtype=REAL_FLOATS,
     mode=MODES,
 )
 def scatter_grad_dtypes(ctx, dtype, mode):

@@ -1,7 +1,7 @@
 """tf.math.truediv: float division, integer inputs promoted to float, broadcasting, /0, graph/XLA, gradient."""
 
 import numpy as np
-from tfhelp import bf16_round, by_mode
+from tfhelp import MODES, bf16_round, by_mode
 
 from portbench_runner.api import case, sweep
 
@@ -91,7 +91,7 @@ def truediv_grad(ctx):
         "int64",
         "uint8",
     ],
-    mode=["eager", "graph", "xla"],
+    mode=MODES,
 )
 def truediv_dtypes(ctx, dtype, mode):
     import tensorflow as tf
@@ -111,7 +111,7 @@ def truediv_dtypes(ctx, dtype, mode):
 @sweep(
     "grad-{dtype}-{mode}-sweep",
     dtype=["bfloat16", "float32", "float64"],
-    mode=["eager", "graph", "xla"],
+    mode=MODES,
 )
 def truediv_grad_dtypes(ctx, dtype, mode):
     import tensorflow as tf

@@ -1,7 +1,7 @@
 """tf.zeros: shapes (scalar, empty, large), dtypes (float, int, bool, bfloat16, string), graph/XLA."""
 
 import numpy as np
-from tfhelp import by_mode
+from tfhelp import ALL_DTYPES, MODES, by_mode
 
 from portbench_runner.api import case, sweep
 
@@ -45,24 +45,8 @@ def zeros_string(ctx):
 # new names, so the cases above keep their ids.
 @sweep(
     "{dtype}-{mode}-sweep",
-    dtype=[
-        "bool",
-        "int8",
-        "int16",
-        "int32",
-        "int64",
-        "uint8",
-        "uint16",
-        "uint32",
-        "uint64",
-        "float16",
-        "bfloat16",
-        "float32",
-        "float64",
-        "complex64",
-        "complex128",
-    ],
-    mode=["eager", "graph", "xla"],
+    dtype=ALL_DTYPES,
+    mode=MODES,
 )
 def zeros_dtypes(ctx, dtype, mode):
     import tensorflow as tf

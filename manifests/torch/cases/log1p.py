@@ -1,7 +1,7 @@
 """torch.log1p: accurate log(1 + x) near zero, dtypes, -1 gives -inf, autograd, sparse."""
 
 import numpy as np
-from _torchhelp import grad_matches, unary
+from _torchhelp import ALL_INTS, EAGER_COMPILED, FLOAT_DTYPES, grad_matches, unary
 
 from portbench_runner.api import case, sweep
 
@@ -46,8 +46,8 @@ def log1p_sparse(ctx):
 # mode, and the argument forms users rely on: out=, in-place, a non-contiguous view.
 @sweep(
     "{dtype}-{mode}-sweep",
-    dtype=["float16", "bfloat16", "float32", "float64", "int8", "int16", "int32", "int64", "uint8"],
-    mode=["eager", "compiled"],
+    dtype=FLOAT_DTYPES + ALL_INTS,
+    mode=EAGER_COMPILED,
 )
 def log1p_dtypes(ctx, dtype, mode):
     import torch

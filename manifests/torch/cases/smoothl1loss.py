@@ -1,6 +1,7 @@
 """torch.nn.SmoothL1Loss: quadratic below beta, linear above; reductions, beta, autograd."""
 
 import numpy as np
+from _torchhelp import EAGER_COMPILED, FLOAT_DTYPES
 
 from portbench_runner.api import case, sweep
 
@@ -46,9 +47,9 @@ def smooth_l1_grad(ctx):
 # The study's T4 report: `"smooth_l1_cuda" not implemented for 'BFloat16'` (torch 1.12).
 @sweep(
     "{dtype}-{reduction}-{mode}",
-    dtype=["float16", "bfloat16", "float32", "float64"],
+    dtype=FLOAT_DTYPES,
     reduction=["mean", "none"],
-    mode=["eager", "compiled"],
+    mode=EAGER_COMPILED,
 )
 def smooth_l1_dtypes(ctx, dtype, reduction, mode):
     import torch
