@@ -39,6 +39,7 @@ from ..paths import images_dir, state_dir
 
 __all__ = ["census_environment", "census_lock"]
 
+#: The census image labels' namespace (images/commands.py reads it for `images prune`).
 LABEL = "org.portbench.census"
 #: The census lock's packages in a census image: a folder the worker appends to its path.
 IMAGE_SITE = "/opt/portbench-census"
@@ -222,7 +223,13 @@ def _derived_image(
                 custom_context=True,
                 tag=tag,
                 buildargs={"CELL_IMAGE": cell_id},
-                labels={f"{LABEL}.cell-image": cell_id, f"{LABEL}.lock-key": key},
+                labels={
+                    f"{LABEL}.cell-image": cell_id,
+                    f"{LABEL}.lock-key": key,
+                    # Which census lock it holds: `images prune` removes it once that lock
+                    # is no longer in images/locks/census/ (its cell's lock label is inherited).
+                    f"{LABEL}.lock-sha256": hashlib.sha256(lock_path.read_bytes()).hexdigest(),
+                },
                 network_mode="host",
                 rm=True,
                 forcerm=True,

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import argparse
+import hashlib
 import json
 from pathlib import Path
 from typing import Any
@@ -10,6 +11,7 @@ from typing import Any
 from rich.console import Console
 
 from ..accelerators import get_accelerator
+from ..census.environment import LABEL as CENSUS_LABEL
 from ..errors import UsageError
 from ..manifest import FRAMEWORKS
 from ..profiles import DEFAULT_PROFILE, PINNED_PROFILES
@@ -151,6 +153,17 @@ def _lock(args: argparse.Namespace) -> int:
     return 0
 
 
+def is_stale(labels: dict[str, str], live_locks: set[str], live_census: set[str]) -> bool:
+    """Whether `images prune` removes an image with these labels: a cell image whose profile
+    lock is gone, or a census image (derived FROM a cell image, whose lock label it inherits)
+    whose cell lock or census lock is gone (an unlabelled census image predates the label)."""
+    if labels.get(f"{LABEL}.lock-sha256") not in live_locks:
+        return True
+    if f"{CENSUS_LABEL}.cell-image" in labels:
+        return labels.get(f"{CENSUS_LABEL}.lock-sha256") not in live_census
+    return False
+
+
 def _prune(args: argparse.Namespace) -> int:
     import shutil
 
@@ -158,17 +171,19 @@ def _prune(args: argparse.Namespace) -> int:
     from ..paths import images_dir, state_dir
 
     console = Console()
-    # The profiles' locks only: census locks (locks/census/) layer on a cell's image, whose
-    # own label names the profile lock it was built from.
     live_locks = {
         load_lock(p).sha256
         for profile in PINNED_PROFILES
         for p in (images_dir() / "locks" / profile).glob("*.txt")
     }
+    live_census = {
+        hashlib.sha256(p.read_bytes()).hexdigest()
+        for p in (images_dir() / "locks" / "census").rglob("*.txt")
+    }
     client = docker_client()
     removed = 0
     for image in client.images.list(filters={"label": f"{LABEL}.lock-sha256"}):
-        if image.labels.get(f"{LABEL}.lock-sha256") not in live_locks:
+        if is_stale(image.labels, live_locks, live_census):
             console.print(
                 f"{'would remove' if args.dry_run else 'removing'} image {image.tags or image.id}"
             )
