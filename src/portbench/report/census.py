@@ -359,11 +359,68 @@ def _framework_differences(framework: str, group: list[Cell]) -> tuple[Table, di
     return table, counts
 
 
+def _support_counts(cases: list[CensusCase]) -> str:
+    """``3 yes, 1 no`` over an operator's dtypes in one cell (supports that occur only)."""
+    counts: dict[str, int] = {}
+    for case in cases:
+        counts[case.support] = counts.get(case.support, 0) + 1
+    order = ("yes", "partly", "no", "no-sample", "error")
+    return ", ".join(f"{counts[s]} {s}" for s in order if s in counts)
+
+
+def _operators_apart(framework: str, group: list[Cell]) -> Table:
+    """Operators that some cells' databases list and others do not (a new operator, one
+    dropped or renamed): which cells list it, its dtypes, and how it fares where listed."""
+    group = sorted(group, key=_version_key)
+    labels = [_cell_label(cell) for cell in group]
+    table = Table(
+        f"census-operators-apart-{framework}",
+        f"Census {framework}: operators that only some cells' databases list",
+        ["operator", "listed in", "not in", "dtypes", "support where listed", "renamed?"],
+        note="a database entry gained, dropped or renamed between versions (or devices): "
+        "its pairs are the 'only in' counts of census-differences; cells oldest version "
+        "first; support counts the operator's dtypes in each cell that lists it; renamed?: "
+        "an operator apart whose name differs only by leading underscores (_masked.amax, "
+        "masked.amax), the likely same entry under a new name",
+    )
+    by_cell: list[dict[str, list[CensusCase]]] = []
+    for cell in group:
+        operators: dict[str, list[CensusCase]] = {}
+        for case in census_cases(cell):
+            operators.setdefault(case.operator, []).append(case)
+        by_cell.append(operators)
+    apart = sorted(op for op in set().union(*by_cell) if not all(op in ops for ops in by_cell))
+    # Private entries made public (``_masked.*`` -> ``masked.*``) keep their name otherwise.
+    plain: dict[str, list[str]] = {}
+    for operator in apart:
+        plain.setdefault(_without_underscores(operator), []).append(operator)
+    for operator in apart:
+        listed = [i for i, operators in enumerate(by_cell) if operator in operators]
+        others = [o for o in plain[_without_underscores(operator)] if o != operator]
+        dtypes = sorted({c.dtype for i in listed for c in by_cell[i][operator]})
+        table.rows.append(
+            [
+                operator,
+                "; ".join(labels[i] for i in listed),
+                "; ".join(label for i, label in enumerate(labels) if i not in listed),
+                " ".join(dtypes),
+                "; ".join(f"{labels[i]}: {_support_counts(by_cell[i][operator])}" for i in listed),
+                " ".join(others),
+            ]
+        )
+    return table
+
+
+def _without_underscores(operator: str) -> str:
+    return ".".join(part.lstrip("_") for part in operator.split("."))
+
+
 def census_differences(cells: list[Cell]) -> list[Table]:
     """Operator x dtype pairs whose support differs between census cells of one framework
     (devices, profiles, versions): the headline counts per framework
     (``census-differences``), then per framework one row per differing pair with a column
-    per cell and the first error (``census-differences-<framework>``)."""
+    per cell and the first error (``census-differences-<framework>``) and the operators only
+    some cells list (``census-operators-apart-<framework>``)."""
     by_framework: dict[str, list[Cell]] = {}
     for cell in cells:
         by_framework.setdefault(cell.framework, []).append(cell)
@@ -390,6 +447,7 @@ def census_differences(cells: list[Cell]) -> list[Table]:
         if len(group) < 2:
             continue
         table, counts = _framework_differences(framework, group)
+        apart = _operators_apart(framework, group)
         pairs = len({(c.operator, c.dtype) for cell in group for c in census_cases(cell)})
         headline.rows.append(
             [
@@ -399,7 +457,7 @@ def census_differences(cells: list[Cell]) -> list[Table]:
                 *counts.values(),
             ]
         )
-        details.append(table)
+        details += [table, apart]
     return [headline, *details]
 
 

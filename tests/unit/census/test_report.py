@@ -95,7 +95,8 @@ def test_harnesses_of_one_primitive_and_dtype_merge_into_partly() -> None:
 def test_differences_between_devices_and_the_heat_map(tmp_path: Path) -> None:
     cpu = _cell("cpu", "cpu", {"census:add::float32": ("pass", 2)})
     gpu = _cell("gpu", "cuda", {"census:add::float32": ("fail", 0)})
-    headline, detail = census_differences([cpu, gpu])
+    headline, detail, apart = census_differences([cpu, gpu])
+    assert apart.rows == []  # both devices' databases list the same operators
     assert detail.headers == [
         "operator",
         "dtype",
@@ -155,7 +156,7 @@ def test_differences_between_versions_read_oldest_first_with_pairs_one_side_lack
         "paper",
     )
     nine = _versioned(_cell("cpu", "cpu", {"census:add::float32": ("pass", 2)}), "1.9.0", "v9")
-    headline, detail = census_differences([new, old, nine])
+    headline, detail, apart = census_differences([new, old, nine])
     assert detail.headers[2:5] == [
         "cpu/v9 (1.9.0)",
         "cpu/paper (1.12.0)",
@@ -172,6 +173,25 @@ def test_differences_between_versions_read_oldest_first_with_pairs_one_side_lack
     assert set(rows) == {("add", "float32"), ("add", "int8")}
     # pairs, in every cell, differing, better in last, worse in last, only in first, last
     assert headline.rows[0][2:] == [4, 1, 2, 0, 0, 0, 1]
+    # Operators the oldest database lacks: mul (only 2.13) and sub (1.12 and 2.13).
+    assert apart.rows == [
+        [
+            "mul",
+            "cpu/current (2.13.0+cpu)",
+            "cpu/v9 (1.9.0); cpu/paper (1.12.0)",
+            "int8",
+            "cpu/current (2.13.0+cpu): 1 yes",
+            "",
+        ],
+        [
+            "sub",
+            "cpu/paper (1.12.0); cpu/current (2.13.0+cpu)",
+            "cpu/v9 (1.9.0)",
+            "int8",
+            "cpu/paper (1.12.0): 1 yes; cpu/current (2.13.0+cpu): 1 no-sample",
+            "",
+        ],
+    ]
 
 
 def test_a_comparison_failure_says_by_how_much_in_one_line() -> None:
@@ -185,3 +205,15 @@ def test_a_comparison_failure_says_by_how_much_in_one_line() -> None:
         "Tensor-likes are not close!; Mismatched elements: 1 / 3 (33.3%); "
         "Greatest absolute difference: 0.5 at index (1,)"
     )
+
+
+def test_an_entry_made_public_is_named_beside_its_old_name() -> None:
+    old = _versioned(
+        _cell("cpu", "cpu", {"census:_masked.amax::float32": ("pass", 2)}), "1.12.0", "paper"
+    )
+    new = _versioned(
+        _cell("cpu", "cpu", {"census:masked.amax::float32": ("pass", 2)}), "2.13.0", "current"
+    )
+    _, _, apart = census_differences([new, old])
+    renamed = {row[0]: row[-1] for row in apart.rows}
+    assert renamed == {"_masked.amax": "masked.amax", "masked.amax": "_masked.amax"}
