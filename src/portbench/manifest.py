@@ -12,6 +12,7 @@ Manifest schema history:
 from __future__ import annotations
 
 import ast
+import copy
 import hashlib
 import importlib.util
 import os
@@ -75,6 +76,8 @@ class FunctionEntry:
     untested: dict[str, str] = field(default_factory=dict)
     """profile -> why this function cannot be tested there (it counts as untested)."""
     timeout_s: float | None = None
+    case_code_sha256: dict[str, str] = field(default_factory=dict)
+    """case name -> hash of that case's own code (:func:`read_case_code`)."""
 
     @property
     def key(self) -> tuple[str, str]:
@@ -165,8 +168,11 @@ def _literal(node: ast.expr, constants: dict[str, Any]) -> Any:
     return ast.literal_eval(node)
 
 
-def _sweep_names(path: Path, deco: ast.Call, constants: dict[str, Any]) -> list[str]:
-    """The names a ``@sweep("{a}-{b}", a=[...], b=[...], exclude=[...])`` declares."""
+def _sweep_cases(
+    path: Path, deco: ast.Call, constants: dict[str, Any]
+) -> list[tuple[str, dict[str, Any]]]:
+    """(name, parameters) of each case a ``@sweep("{a}-{b}", a=[...], b=[...],
+    exclude=[...])`` declares."""
     where = f"{path}:{deco.lineno}"
     template = _literal_str(deco.args[0]) if len(deco.args) == 1 else None
     if template is None:
@@ -190,28 +196,47 @@ def _sweep_names(path: Path, deco: ast.Call, constants: dict[str, Any]) -> list[
         expanded = _runner_api().expand_sweep(template, params, exclude)
     except (ValueError, TypeError, KeyError) as exc:
         raise ManifestError(f"{where}: {exc}") from None
-    return [name for name, _ in expanded]
+    return [(name, params) for name, params in expanded]
 
 
 def read_case_names(path: Path) -> list[str]:
     """Case names registered by ``@case("name", ...)`` and ``@sweep(...)`` decorators, in
     reading order."""
+    return list(read_case_code(path))
+
+
+def _code_hash(body: str, params: str) -> str:
+    return hashlib.sha256(f"{body}\n{params}".encode()).hexdigest()
+
+
+def read_case_code(path: Path) -> dict[str, str]:
+    """Each case name (in reading order) with a hash of its own code: the body of the
+    function it calls (read as a syntax tree, so layout and comments do not count) and its
+    parameters. Adding a case, or editing another case's function, leaves the hash of every
+    other case as it was, so runs pair case by case across such edits (``compare``); what
+    the body imports from helper modules is not in it (nor in the case file's hash)."""
     try:
         tree = ast.parse(path.read_text(encoding="utf-8"), filename=str(path))
     except SyntaxError as exc:
         raise ManifestError(f"{path}:{exc.lineno}: case file does not parse ({exc.msg})") from None
     names: list[str] = []
+    hashes: list[str] = []
     constants = _module_constants(tree, path.parent)
     for node in ast.walk(tree):
         if not isinstance(node, ast.FunctionDef | ast.AsyncFunctionDef):
             continue
+        bare = copy.copy(node)
+        bare.decorator_list = []
+        body = ast.unparse(bare)
         for deco in node.decorator_list:
             if not isinstance(deco, ast.Call):
                 continue
             func = deco.func
             called = func.id if isinstance(func, ast.Name) else getattr(func, "attr", None)
             if called == "sweep":
-                names.extend(_sweep_names(path, deco, constants))
+                for name, params in _sweep_cases(path, deco, constants):
+                    names.append(name)
+                    hashes.append(_code_hash(body, repr(sorted(params.items()))))
                 continue
             if called != "case":
                 continue
@@ -221,13 +246,14 @@ def read_case_names(path: Path) -> list[str]:
                     f"{path}:{deco.lineno}: @case needs a literal string name as first argument"
                 )
             names.append(name)
+            hashes.append(_code_hash(body, ast.unparse(deco)))
     for name in names:
         if not CASE_NAME.match(name):
             raise ManifestError(f"{path}: case name {name!r} must match {CASE_NAME.pattern}")
     dupes = sorted({n for n in names if names.count(n) > 1})
     if dupes:
         raise ManifestError(f"{path}: case names registered twice: {', '.join(dupes)}")
-    return names
+    return dict(zip(names, hashes))
 
 
 def _check_entry(raw: Any, where: str) -> dict[str, Any]:
@@ -316,7 +342,8 @@ def load_manifest(framework: str, root: Path | None = None) -> Manifest:
         case_path = _case_path(folder, raw["case_file"], where)
         if not case_path.is_file():
             raise ManifestError(f"{where}: case file {raw['case_file']} does not exist")
-        cases = read_case_names(case_path)
+        code = read_case_code(case_path)
+        cases = list(code)
         entry = FunctionEntry(
             function=raw["function"],
             study_test_file=raw["study_test_file"],
@@ -331,6 +358,7 @@ def load_manifest(framework: str, root: Path | None = None) -> Manifest:
             replaced=raw.get("replaced", False),
             untested=dict(raw.get("untested", {})),
             timeout_s=raw.get("timeout_s"),
+            case_code_sha256=code,
         )
         if entry.key in keys:
             raise ManifestError(

@@ -237,6 +237,7 @@ def compile_plan(
                         "name": name,
                         "seed": case_seed(options.seed, entry.case_id(name)),
                         "timeout_s": entry.timeout_s or options.case_timeout_s,
+                        "code_sha256": entry.case_code_sha256.get(name),
                     }
                     for name in names
                 ],
@@ -317,6 +318,13 @@ def plan_case_count(plan: dict[str, Any]) -> int:
     return sum(len(f["cases"]) for f in plan["functions"])
 
 
+def timing_for_mode(mode: str) -> dict[str, Any]:
+    """A plan's ``timing`` for a matrix's ``--timing`` mode: the default (adaptive) left
+    implicit, as `bench` leaves it, so a matrix cell and a bench cell of the same settings
+    pair in `compare`."""
+    return {} if mode == "adaptive" else {"mode": mode}
+
+
 def plan_from_case_files(
     root: Path,
     case_files: dict[str, str],
@@ -327,7 +335,7 @@ def plan_from_case_files(
     """A host-profile CPU plan over case files written under ``root/cases`` from source text,
     one function ``demo.<stem>`` per file: what tests and benchmarks run, compiled the way
     a manifest's plan is (case names read with ``ast``, as the host reads them)."""
-    from .manifest import read_case_names
+    from .manifest import read_case_code
 
     options = options or PlanOptions()
     cases_dir = root / "cases"
@@ -336,7 +344,8 @@ def plan_from_case_files(
     for stem, source in case_files.items():
         path = cases_dir / f"{stem}.py"
         path.write_text(source)
-        names = read_case_names(path)
+        code = read_case_code(path)
+        names = list(code)
         functions.append(
             {
                 "function": f"demo.{stem}",
@@ -353,6 +362,7 @@ def plan_from_case_files(
                         "name": name,
                         "seed": index,
                         "timeout_s": (case_timeouts or {}).get(name, options.case_timeout_s),
+                        "code_sha256": code[name],
                     }
                     for index, name in enumerate(names)
                 ],

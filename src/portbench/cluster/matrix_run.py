@@ -22,7 +22,14 @@ from ..cellrun import new_run_dir
 from ..errors import UsageError
 from ..manifest import load_manifest
 from ..outcomes import function_outcomes
-from ..plan import CellSpec, PlanOptions, compile_plan, plan_case_count, read_plan
+from ..plan import (
+    CellSpec,
+    PlanOptions,
+    compile_plan,
+    plan_case_count,
+    read_plan,
+    timing_for_mode,
+)
 from ..results import read_document, read_results, read_sessions
 from ..results.safeio import write_new
 from ..rules import load_rules
@@ -152,7 +159,7 @@ def ray_matrix(args: argparse.Namespace, console: Console) -> list[dict[str, Any
                 "backend": backend,
                 "functions": list(share.functions),
                 "cases": list(share.cases),
-                "timing": {"mode": request["timing"]},
+                "timing": timing_for_mode(request["timing"]),
                 "seed_records": kept,
             }
             needed = cell_resources(acc.id, profile, backend)

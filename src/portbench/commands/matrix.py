@@ -21,7 +21,7 @@ from ..cellrun import BenchRequest, new_run_dir, run_cell
 from ..cluster.dispatch import DEFAULT_UNREACHABLE_AFTER_S
 from ..errors import CellInterrupted, PortbenchError, UsageError
 from ..manifest import FRAMEWORKS
-from ..plan import PlanOptions, check_label
+from ..plan import PlanOptions, check_label, timing_for_mode
 from ..profiles import DEFAULT_PROFILE
 from ..selection import split_selection
 from ..writable import make_dir, require_writable
@@ -160,7 +160,7 @@ def _matrix(args: argparse.Namespace) -> int:
             options = PlanOptions(
                 functions=share.functions,
                 cases=share.cases,
-                timing={"mode": args.timing},
+                timing=timing_for_mode(args.timing),
                 label=label,
             )
             request = BenchRequest(framework, acc.id, args.profile, args.backend, options, run_dir)

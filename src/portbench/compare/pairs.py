@@ -2,8 +2,8 @@
 
 A side is a cell directory or a run directory (its cells). Cells pair on their id, then
 (for two profiles, or two accelerators, of one framework) on framework and accelerator,
-then on framework alone. Cases pair on case id, case-file hash, seed and the plan's
-timing settings: a case that matches on id but not on the rest is counted as unpaired,
+then on framework alone. Cases pair on case id, the case's own code hash (the case-file
+hash for plans made before per-case hashes), seed and the plan's timing settings: a case that matches on id but not on the rest is counted as unpaired,
 with the reason, never compared and never dropped silently. Every other difference
 between the two plans (accelerator, profile, backend, image, versions, host) is listed.
 Everything is read through the typed results layer.
@@ -196,12 +196,27 @@ def plan_differences(a: CellSide, b: CellSide) -> list[tuple[str, str, str]]:
 
 
 def _case_keys(side: CellSide) -> dict[str, tuple[Any, ...]]:
-    """case id -> (case-file hash, seed) as the plan compiled them."""
+    """case id -> (case-file hash, the case's own code hash, seed) as the plan compiled
+    them (plans before per-case hashes have None for the second)."""
     keys = {}
     for function in side.plan["functions"]:
         for case in function["cases"]:
-            keys[case["id"]] = (function.get("case_file_sha256"), case.get("seed"))
+            keys[case["id"]] = (
+                function.get("case_file_sha256"),
+                case.get("code_sha256"),
+                case.get("seed"),
+            )
     return keys
+
+
+def _code_differs(a: tuple[Any, ...], b: tuple[Any, ...]) -> str | None:
+    """Why two cases of one id did not run the same code, or None if they did: by the
+    case's own code hash where both plans have it (a case file that only gained cases, or
+    whose other cases changed, still pairs), else by the whole case file's hash."""
+    (file_a, code_a, _), (file_b, code_b, _) = a, b
+    if code_a is not None and code_b is not None:
+        return None if code_a == code_b else "case code differs"
+    return None if file_a == file_b else "case file differs"
 
 
 def _change(a: Outcome, b: Outcome) -> str:
@@ -253,11 +268,11 @@ def compare_cells(a: CellSide, b: CellSide, thresholds: Thresholds) -> CellCompa
         if case_id not in keys_a:
             skip("only in B's plan")
             continue
-        (hash_a, seed_a), (hash_b, seed_b) = keys_a[case_id], keys_b[case_id]
-        if hash_a != hash_b:
-            skip("case file differs")
+        differs = _code_differs(keys_a[case_id], keys_b[case_id])
+        if differs:
+            skip(differs)
             continue
-        if seed_a != seed_b:
+        if keys_a[case_id][2] != keys_b[case_id][2]:
             skip("seed differs")
             continue
         if timing_differs:

@@ -66,9 +66,10 @@ def _cell(
     seed: int = 0,
     timing: dict[str, float] | None = None,
     summaries_only: bool = False,
+    source: str = CASES,
 ) -> Path:
     work = root / f"{name}-work"
-    plan = plan_from_case_files(work, {"ops": CASES}, options=PlanOptions(timing=timing or {}))
+    plan = plan_from_case_files(work, {"ops": source}, options=PlanOptions(timing=timing or {}))
     cell_dir = root / name / "python-cpu-host"
     cell_dir.mkdir(parents=True)
     write_plan(plan, cell_dir / "plan.json")
@@ -161,3 +162,29 @@ def test_the_command_writes_files_and_gates_on_regressions(
     assert main(["compare", str(a), str(tmp_path / "missing")]) == 2
     err = capsys.readouterr().err
     assert "not a directory" in err and "Traceback" not in err
+
+
+def test_cases_pair_on_their_own_code_when_their_file_gained_or_changed_others(
+    tmp_path: Path,
+) -> None:
+    # B's case file changed slow's body and gained a case: fast and steady ran the same code
+    # and still pair; slow did not run the same code and is counted apart.
+    edited = (
+        CASES.replace("return 2", "return 20") + '\n@case("extra")\ndef extra(ctx):\n    pass\n'
+    )
+    a = _cell(tmp_path, "a", {"fast": 1.0, "slow": 1.0, "steady": 1.0})
+    b = _cell(tmp_path, "b", {"fast": 1.0, "slow": 1.0, "steady": 1.0}, source=edited)
+    result = compare_cells(load_side(a)[0], load_side(b)[0], Thresholds())
+    assert sorted(c.case for c in result.cases) == ["demo.ops::fast", "demo.ops::steady"]
+    assert result.unpaired == {"case code differs": 1, "only in B's plan": 1}
+    # Plans from before per-case hashes fall back to the whole file's hash.
+    for side, sha in ((a, "1" * 64), (b, "2" * 64)):
+        plan = json.loads((side / "plan.json").read_text())
+        for function in plan["functions"]:
+            function["case_file_sha256"] = sha
+            for entry in function["cases"]:
+                entry.pop("code_sha256")
+        (side / "plan.json").write_text(json.dumps(plan))
+    result = compare_cells(load_side(a)[0], load_side(b)[0], Thresholds())
+    assert result.cases == []
+    assert result.unpaired == {"case file differs": 3, "only in B's plan": 1}

@@ -67,3 +67,8 @@ def test_matrix_json_holds_the_total_and_each_cells_wall_time(
     assert "wall_s" in ran["tensorflow/cpu/current"]
     assert document["wall_s"] >= 0 and document["timing"] == "fixed"
     assert asked == [{"mode": "fixed"}, {"mode": "fixed"}]
+    # The default mode stays implicit, as bench leaves it, so the two kinds of cell pair.
+    asked.clear()
+    args.timing, args.run_dir = "adaptive", tmp_path / "adaptive"
+    matrix._matrix(args)
+    assert asked == [{}, {}]
