@@ -234,8 +234,8 @@ def read_case_code(path: Path) -> dict[str, str]:
             func = deco.func
             called = func.id if isinstance(func, ast.Name) else getattr(func, "attr", None)
             if called == "sweep":
-                for name, params in _sweep_cases(path, deco, constants):
-                    names.append(name)
+                for swept, params in _sweep_cases(path, deco, constants):
+                    names.append(swept)
                     hashes.append(_code_hash(body, repr(sorted(params.items()))))
                 continue
             if called != "case":
