@@ -97,7 +97,7 @@ def session(ctx):
 @sweep("{dtype}-{mode}-sweep", dtype=REAL_FLOATS, mode=MODES)
 def values_dtypes(ctx, dtype, mode):
     import tensorflow as tf
-    from tfhelp import check_swept, draw, out_dtype, placed
+    from tfhelp import check_dtype, check_swept, draw, placed
 
     laplace = ctx.require(NAME)
     x, exact = placed(ctx, draw(ctx, (128,), dtype, -6, 6), dtype)
@@ -107,7 +107,7 @@ def values_dtypes(ctx, dtype, mode):
         return laplace(loc=one * 0.5, scale=one * 1.5).log_survival_function(v)
 
     out = ctx.measure(by_mode(ctx, fn, mode), x)
-    ctx.check(out_dtype(out) == dtype, f"dtype {out_dtype(out)}, not {dtype}", "type")
+    check_dtype(ctx, out, dtype)
     check_swept(ctx, out, _log_sf(exact, 0.5, 1.5), scale=4.0)
 
 

@@ -114,7 +114,7 @@ def validate(ctx):
 @sweep("log-prob-{dtype}-{mode}-sweep", dtype=REAL_FLOATS, mode=MODES)
 def log_prob_dtypes(ctx, dtype, mode):
     import tensorflow as tf
-    from tfhelp import check_swept, draw, out_dtype, placed
+    from tfhelp import check_dtype, check_swept, draw, placed
 
     normal = ctx.require(NAME)
     x, exact = placed(ctx, draw(ctx, (128,), dtype, -5, 8), dtype)
@@ -125,7 +125,7 @@ def log_prob_dtypes(ctx, dtype, mode):
         return dist.log_prob(v), dist.entropy()
 
     lp, ent = ctx.measure(by_mode(ctx, fn, mode), x)
-    ctx.check(out_dtype(lp) == dtype, f"dtype {out_dtype(lp)}, not {dtype}", "type")
+    check_dtype(ctx, lp, dtype)
     check_swept(ctx, lp, _log_pdf(exact, 1.5, 2.0), scale=4.0)
     check_swept(ctx, ent, 0.5 * np.log(2 * np.pi * np.e * 4.0), scale=4.0)
 
@@ -136,7 +136,7 @@ def log_prob_dtypes(ctx, dtype, mode):
 @sweep("sample-{dtype}-{mode}-sweep", dtype=REAL_FLOATS, mode=MODES)
 def sample_dtypes(ctx, dtype, mode):
     import tensorflow as tf
-    from tfhelp import out_dtype
+    from tfhelp import check_dtype
 
     ctx.not_comparable("draws from the device's random generator")
     normal = ctx.require(NAME)
@@ -146,7 +146,7 @@ def sample_dtypes(ctx, dtype, mode):
         return normal(loc=one * -3.0, scale=one * 2.0).sample((100, 200), seed=7)
 
     out = ctx.measure(by_mode(ctx, fn, mode))
-    ctx.check(out_dtype(out) == dtype, f"dtype {out_dtype(out)}, not {dtype}", "type")
+    check_dtype(ctx, out, dtype)
     ctx.check(out.shape.as_list() == [100, 200], f"shape {out.shape}", "other")
     s = ctx.to_numpy(out).astype("float64")
     ctx.check(

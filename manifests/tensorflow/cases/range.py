@@ -42,12 +42,12 @@ def range_in_function(ctx, mode):
 @sweep("{dtype}-{mode}-sweep", dtype=INDEX_INTS + REAL_FLOATS, mode=MODES)
 def range_dtypes(ctx, dtype, mode):
     import tensorflow as tf
-    from tfhelp import out_dtype
+    from tfhelp import check_dtype
 
     start, limit, delta = (-7, 40, 3) if dtype.startswith("int") else (0.5, 6.0, 0.25)
     fn = by_mode(ctx, lambda s: tf.range(s, limit, delta, dtype=getattr(tf, dtype)), mode)
     out = ctx.measure(fn, ctx.put(np.array(start), dtype=dtype))
-    ctx.check(out_dtype(out) == dtype, f"dtype {out_dtype(out)}, not {dtype}", "type")
+    check_dtype(ctx, out, dtype)
     ctx.check_equal(out, np.arange(start, limit, delta))
 
 

@@ -66,10 +66,10 @@ def mask_length_dtypes(ctx, ldtype, mode, maxlen_tensor=False):
 @sweep("out-{dtype}-{mode}-sweep", dtype=ALL_DTYPES, mode=MODES)
 def mask_out_dtypes(ctx, dtype, mode):
     import tensorflow as tf
-    from tfhelp import out_dtype
+    from tfhelp import check_dtype
 
     lens = ctx.rng.integers(0, 6, size=(9,)).astype("int32")
     fn = by_mode(ctx, lambda t: tf.sequence_mask(t, 6, dtype=getattr(tf, dtype)), mode)
     out = ctx.measure(fn, ctx.put(lens))
-    ctx.check(out_dtype(out) == dtype, f"dtype {out_dtype(out)}, not {dtype}", "type")
+    check_dtype(ctx, out, dtype)
     ctx.check_equal(out, _mask(lens, 6).astype("float64" if dtype == "bfloat16" else dtype))
