@@ -314,9 +314,11 @@ def _first_error(cases: list[tuple[str, CensusCase | None]]) -> str:
     return f"{label}: {category}{case.message}".strip()
 
 
-def _framework_differences(framework: str, group: list[Cell]) -> tuple[Table, dict[str, int]]:
-    """One framework's differing pairs (a column per cell) and its headline counts."""
-    group = sorted(group, key=_version_key)
+def _framework_differences(
+    framework: str, group: list[Cell], cases_of: list[list[CensusCase]]
+) -> tuple[Table, dict[str, int]]:
+    """One framework's differing pairs (a column per cell, ``group`` oldest version first)
+    and its headline counts."""
     labels = [_cell_label(cell) for cell in group]
     table = Table(
         f"census-differences-{framework}",
@@ -326,7 +328,7 @@ def _framework_differences(framework: str, group: list[Cell]) -> tuple[Table, di
         "error (our harness); '-' the cell's database has no such pair. Cells oldest "
         "version first; first error: of the cell where the pair works least (the first such)",
     )
-    by_cell = [{(c.operator, c.dtype): c for c in census_cases(cell)} for cell in group]
+    by_cell = [{(c.operator, c.dtype): c for c in cases} for cases in cases_of]
     pairs = sorted(set().union(*(set(cases) for cases in by_cell)))
     counts = dict.fromkeys(("in every cell", "differing", "better in last", "worse in last"), 0)
     counts |= {"only in first": 0, "only in last": 0}
@@ -368,10 +370,9 @@ def _support_counts(cases: list[CensusCase]) -> str:
     return ", ".join(f"{counts[s]} {s}" for s in order if s in counts)
 
 
-def _operators_apart(framework: str, group: list[Cell]) -> Table:
+def _operators_apart(framework: str, group: list[Cell], cases_of: list[list[CensusCase]]) -> Table:
     """Operators that some cells' databases list and others do not (a new operator, one
     dropped or renamed): which cells list it, its dtypes, and how it fares where listed."""
-    group = sorted(group, key=_version_key)
     labels = [_cell_label(cell) for cell in group]
     table = Table(
         f"census-operators-apart-{framework}",
@@ -384,9 +385,9 @@ def _operators_apart(framework: str, group: list[Cell]) -> Table:
         "masked.amax), the likely same entry under a new name",
     )
     by_cell: list[dict[str, list[CensusCase]]] = []
-    for cell in group:
+    for cases in cases_of:
         operators: dict[str, list[CensusCase]] = {}
-        for case in census_cases(cell):
+        for case in cases:
             operators.setdefault(case.operator, []).append(case)
         by_cell.append(operators)
     apart = sorted(op for op in set().union(*by_cell) if not all(op in ops for ops in by_cell))
@@ -446,9 +447,12 @@ def census_differences(cells: list[Cell]) -> list[Table]:
     for framework, group in sorted(by_framework.items()):
         if len(group) < 2:
             continue
-        table, counts = _framework_differences(framework, group)
-        apart = _operators_apart(framework, group)
-        pairs = len({(c.operator, c.dtype) for cell in group for c in census_cases(cell)})
+        # Oldest version first, each cell's records read once for both tables.
+        group = sorted(group, key=_version_key)
+        cases_of = [census_cases(cell) for cell in group]
+        table, counts = _framework_differences(framework, group, cases_of)
+        apart = _operators_apart(framework, group, cases_of)
+        pairs = len({(c.operator, c.dtype) for cases in cases_of for c in cases})
         headline.rows.append(
             [
                 framework,
