@@ -14,7 +14,7 @@ from typing import Any
 
 from rich.console import Console
 
-from .accelerators import get_accelerator, require_present
+from .accelerators import backend_for, get_accelerator, require_present, require_profile
 from .backends import Backend, BuildOptions, PreparedEnvironment, make_backend
 from .errors import (
     BackendUnavailable,
@@ -163,7 +163,10 @@ def open_cell(
     here) before anything is built; its backend and spec."""
     accelerator = get_accelerator(accelerator_id)
     check_profile(profile, framework, accelerator.flavor)
-    chosen = choose_backend(backend, profile, console, python, build)
+    require_profile(accelerator, profile)
+    chosen = choose_backend(
+        backend_for(accelerator, backend, profile), profile, console, python, build
+    )
     cell = CellSpec(framework, accelerator, profile, chosen.name)
     require_present(accelerator)
     return chosen, cell

@@ -15,6 +15,7 @@ from __future__ import annotations
 
 import contextlib
 import fcntl
+import grp
 import os
 import socket
 import threading
@@ -35,7 +36,7 @@ from ..results.safeio import open_nofollow
 from .base import CellLaunch, PreparedEnvironment
 from .launch import CELL_PATHS, runner_argv, supervise_args
 
-__all__ = ["CELL_UID", "DockerBackend", "container_options"]
+__all__ = ["CELL_UID", "DockerBackend", "container_options", "device_groups"]
 
 CELL_UID = 10001
 MOUNT = "/portbench"
@@ -61,7 +62,38 @@ def container_options(accelerator_container: dict[str, Any]) -> dict[str, Any]:
         options["network_mode"] = accelerator_container["network"]
     if accelerator_container.get("shm_size"):
         options["shm_size"] = accelerator_container["shm_size"]
+    devices = [str(d) for d in accelerator_container.get("devices", ())]
+    if devices:
+        # A folder (/dev/dri) passes every device file in it, as `docker run --device` does.
+        options["devices"] = [f"{d}:{d}:rwm" for d in devices]
+    groups = device_groups(accelerator_container.get("groups", ()), devices)
+    if groups:
+        options["group_add"] = groups
+    if accelerator_container.get("ipc"):
+        options["ipc_mode"] = accelerator_container["ipc"]
+    if accelerator_container.get("security_opt"):
+        options["security_opt"] = [str(o) for o in accelerator_container["security_opt"]]
     return options
+
+
+def device_groups(names: Any, devices: list[str]) -> list[int]:
+    """The host's group ids that open ``devices``: the named groups (``video``, ``render``)
+    as this host numbers them, and the group owning each device file. The cell runs as an
+    unprivileged user whose groups the image cannot know: /dev/kfd and /dev/dri/renderD*
+    belong to the host's ``render`` group, whose id differs from machine to machine."""
+    gids: list[int] = []
+    for name in names:
+        try:
+            gids.append(grp.getgrnam(str(name)).gr_gid)
+        except KeyError:
+            continue  # not a group on this host (older distributions have no render group)
+    for device in devices:
+        path = Path(device)
+        files = sorted(path.iterdir()) if path.is_dir() else [path]
+        for file in files:
+            with contextlib.suppress(OSError):
+                gids.append(file.stat().st_gid)
+    return sorted({gid for gid in gids if gid != 0})
 
 
 @contextlib.contextmanager
@@ -208,7 +240,10 @@ class DockerBackend:
             # how `compare` tells two machines apart, and a container id tells only two runs.
             "hostname": socket.gethostname(),
         }
-        options.update(container_options(accelerator_container))
+        extra = container_options(accelerator_container)
+        # An accelerator's security options come on top of the cell's own, never instead.
+        extra["security_opt"] = [*options["security_opt"], *extra.get("security_opt", [])]
+        options.update(extra)
         volumes = {
             str(runners_dir()): {"bind": CELL_PATHS["runners"], "mode": "ro"},
             str(manifests_dir()): {"bind": CELL_PATHS["manifests"], "mode": "ro"},
