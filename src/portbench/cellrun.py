@@ -22,6 +22,7 @@ from .errors import (
     CellInterrupted,
     UsageError,
 )
+from .images.accelerator_locks import require_installable
 from .manifest import FRAMEWORKS, load_manifest
 from .outcomes import FUNCTION_OUTCOMES, function_outcomes
 from .paths import results_dir
@@ -164,6 +165,7 @@ def open_cell(
     accelerator = get_accelerator(accelerator_id)
     check_profile(profile, framework, accelerator.flavor)
     require_profile(accelerator, profile)
+    require_installable(profile, framework, accelerator.flavor)
     chosen = choose_backend(
         backend_for(accelerator, backend, profile), profile, console, python, build
     )

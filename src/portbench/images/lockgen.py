@@ -7,6 +7,7 @@ Run ``portbench images lock [--only PROFILE]``; review the diff like any code ch
 
 from __future__ import annotations
 
+import os
 import shutil
 import subprocess
 import tempfile
@@ -14,6 +15,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from ..errors import EnvironmentBuildError
+from .accelerator_locks import accelerator_lock_inputs
 from .locks import lock_path
 
 __all__ = ["LOCK_INPUTS", "LockInput", "write_lock"]
@@ -36,6 +38,10 @@ class LockInput:
     find_links: str | None = None
     indexes: tuple[tuple[str, str], ...] = ()
     """(package, index URL): packages that only that index serves (``# index:`` lines)."""
+    platform: str | None = None
+    """uv's ``--python-platform`` where it is not the profile's Linux (macOS locks)."""
+    env: tuple[tuple[str, str], ...] = ()
+    """Variables uv resolves under (``MACOSX_DEPLOYMENT_TARGET`` for macOS wheels' tags)."""
 
 
 def _inputs() -> dict[tuple[str, str, str], LockInput]:
@@ -180,7 +186,7 @@ def _inputs() -> dict[tuple[str, str, str], LockInput]:
     return table
 
 
-LOCK_INPUTS = _inputs()
+LOCK_INPUTS = {**_inputs(), **accelerator_lock_inputs()}
 
 
 def _header(profile: str, framework: str, flavor: str, spec: LockInput) -> str:
@@ -223,13 +229,15 @@ def write_lock(profile: str, framework: str, flavor: str) -> Path:
             "--python-version",
             spec.python,
             "--python-platform",
-            PLATFORMS[spec.python],
+            spec.platform or PLATFORMS[spec.python],
             "-o",
             str(out),
         ]
         if spec.find_links:
             cmd += ["--find-links", spec.find_links]
-        proc = subprocess.run(cmd, capture_output=True, text=True, check=False)
+        proc = subprocess.run(
+            cmd, capture_output=True, text=True, check=False, env={**os.environ, **dict(spec.env)}
+        )
         if proc.returncode != 0:
             raise EnvironmentBuildError(
                 f"resolving {path.name} ({profile}) failed: {proc.stderr.strip().splitlines()[-1:]}",
