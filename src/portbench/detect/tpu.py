@@ -98,11 +98,13 @@ def pci_generations(root: Path) -> tuple[int, tuple[str, ...], list[int]]:
     return chips, tuple(sorted(generations)), unknown
 
 
-def device_files(root: Path) -> int:
+def device_files(root: Path) -> tuple[int, int]:
+    """(``/dev/accelN`` files, ``/dev/vfio/N`` files). The kernel's accel subsystem puts other
+    vendors' devices (Intel's NPU) under the folder ``/dev/accel/``, which is not counted."""
     dev = root / "dev"
-    accel = list(dev.glob("accel*")) if dev.is_dir() else []
+    accel = list(dev.glob("accel[0-9]*")) if dev.is_dir() else []
     vfio = list((dev / "vfio").glob("[0-9]*")) if (dev / "vfio").is_dir() else []
-    return len(accel) + len(vfio)
+    return len(accel), len(vfio)
 
 
 def metadata_type(url: str) -> str | None:
@@ -119,12 +121,14 @@ def metadata_type(url: str) -> str | None:
 def scan_tpu(root: Path, env: Mapping[str, str], metadata_url: str | None) -> TpuScan:
     """The TPU chips here and what generation they are. The metadata server is asked only
     where there are chips whose generation neither the environment nor PCI ids settle."""
-    files = device_files(root)
+    accel, vfio = device_files(root)
     pci_chips, pci_gens, unknown = pci_generations(root)
-    chips = files or pci_chips
+    declared = env.get("TPU_ACCELERATOR_TYPE", "").strip()
+    # /dev/vfio also holds any device passed through to VMs: TPU chips (v2, v3) only where
+    # Google's PCI functions or the accelerator type say this is a TPU VM.
+    chips = accel + (vfio if pci_chips or unknown or declared else 0) or pci_chips
     if not chips:
         return TpuScan(0, (), "")
-    declared = env.get("TPU_ACCELERATOR_TYPE", "").strip()
     if not declared and len(pci_gens) != 1 and metadata_url:
         declared = metadata_type(metadata_url) or ""
     if declared:

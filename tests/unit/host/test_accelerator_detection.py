@@ -307,7 +307,7 @@ def test_v2_and_v3_share_a_pci_id_and_the_accelerator_type_tells_them_apart(
 
 def test_tpu_chips_of_unknown_generation_satisfy_only_the_generic_id(tmp_path: Path) -> None:
     for index in range(2):
-        _write(tmp_path / f"root/dev/vfio/{index}", "")
+        _write(tmp_path / f"root/dev/accel{index}", "")
     devices = _devices(tmp_path)
     assert _present("tpu", devices)
     present, found = is_present(get_accelerator("tpu-v4"), devices)
@@ -317,6 +317,17 @@ def test_tpu_chips_of_unknown_generation_satisfy_only_the_generic_id(tmp_path: P
     )
     with_type = _devices(tmp_path, env={"TPU_ACCELERATOR_TYPE": "v5litepod-8"})
     assert _present("tpu-v5e", with_type)
+
+
+def test_vfio_devices_and_an_npu_are_no_tpu(tmp_path: Path) -> None:
+    # A host passing devices through to VMs has /dev/vfio/N; a laptop's Intel NPU is
+    # /dev/accel/accel0. Neither is a TPU without Google's PCI ids or an accelerator type.
+    _write(tmp_path / "root/dev/vfio/0", "")
+    _write(tmp_path / "root/dev/accel/accel0", "")
+    present, found = is_present(get_accelerator("tpu"), _devices(tmp_path))
+    assert (present, found) == (False, "no TPU devices under /dev/accel* or /dev/vfio")
+    declared = _devices(tmp_path, env={"TPU_ACCELERATOR_TYPE": "v3-8"})
+    assert _present("tpu-v3", declared)  # a v3 VM whose sysfs is hidden: the type says so
 
 
 # -- NVIDIA, through the same path ------------------------------------------------------
