@@ -7,6 +7,7 @@ from typing import Any, Callable, Dict, Iterator, List, Optional, Tuple, cast
 
 from . import checks, fallback
 from .adapters.base import Adapter
+from .contract import TimingSettings
 from .signals import CaseBug, CheckFailed, FallbackDetected, SkipCase, StageFailure
 from .timing import time_call
 
@@ -52,7 +53,7 @@ class Context:
         seed: int,
         profile: str,
         accelerator_id: str,
-        timing: Optional[Dict[str, float]] = None,
+        timing: Optional[TimingSettings] = None,
         on_stage: Optional[Callable[[str], None]] = None,
         keep_output: bool = False,
         cold_only: bool = False,

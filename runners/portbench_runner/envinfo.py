@@ -9,6 +9,7 @@ import sys
 from typing import Any, Dict, Optional
 
 from .adapters.base import Adapter
+from .contract import TimingSettings
 from .timing import time_call
 
 __all__ = ["collect_env", "cpu_facts", "dispatch_floor", "installed_packages"]
@@ -79,7 +80,7 @@ def nvidia_driver() -> Optional[str]:
     return out.splitlines()[0] if out else None
 
 
-def dispatch_floor(adapter: Adapter, settings: Optional[Dict[str, float]]) -> Dict[str, Any]:
+def dispatch_floor(adapter: Adapter, settings: Optional[TimingSettings]) -> Dict[str, Any]:
     """Time a null call (return the input) and the cheapest real op, as cases are timed."""
     x = adapter.null_inputs()
     _, null_timing = time_call(lambda: x, adapter.sync, settings)
@@ -87,7 +88,7 @@ def dispatch_floor(adapter: Adapter, settings: Optional[Dict[str, float]]) -> Di
     return {"null": null_timing, "op": op_timing}
 
 
-def collect_env(adapter: Adapter, settings: Optional[Dict[str, float]]) -> Dict[str, Any]:
+def collect_env(adapter: Adapter, settings: Optional[TimingSettings]) -> Dict[str, Any]:
     """What the worker knows; the supervisor adds cell, backend, image and times."""
     try:
         device = adapter.env()

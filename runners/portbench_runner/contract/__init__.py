@@ -71,6 +71,7 @@ from .factory import (
 from .fields import (
     ContractError,
     DocumentInvalid,
+    Fields,
     JSONObject,
     JSONScalar,
     MessageInvalid,
@@ -126,7 +127,15 @@ from .parts import (
     WarmTiming,
     WorkerInfo,
 )
-from .plan import PLAN_SCHEMA, PLAN_SCHEMAS, CellEnvironment, Plan, PlanCase, PlanFunction
+from .plan import (
+    PLAN_SCHEMA,
+    PLAN_SCHEMAS,
+    CellEnvironment,
+    Plan,
+    PlanCase,
+    PlanFunction,
+    load_plan,
+)
 from .plan_parts import (
     LOWERING_PLATFORMS,
     CensusEntry,
@@ -215,6 +224,7 @@ __all__ = [
     "FallbackMode",
     "FallbackSettings",
     "Fatal",
+    "Fields",
     "Finished",
     "HarnessMark",
     "Hello",
@@ -282,6 +292,7 @@ __all__ = [
     "encode",
     "is_study_plan",
     "iso_time",
+    "load_plan",
     "malformed_result",
     "number_value",
     "read_json",

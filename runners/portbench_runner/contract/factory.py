@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import shlex
 import time
+from dataclasses import replace
 from datetime import datetime, timezone
 from typing import Callable, Optional, TypeVar
 
@@ -273,4 +274,20 @@ class RecordFactory:
             provenance=self.provenance,
             recorded_by=recorded_by,
             mutant=result.mutant,
+        )
+
+    def with_result(self, record: CaseRecord, result: CaseResult) -> CaseRecord:
+        """``record`` with its outcome fields replaced by ``result``'s (a record the worker
+        sent, turned into what the supervisor found out afterwards)."""
+        return replace(
+            record,
+            outcome=result.outcome,
+            stage=result.stage,
+            category=result.category,
+            rule=result.rule,
+            reason=result.reason,
+            error=result.error,
+            exit=result.exit,
+            stderr_tail=result.stderr_tail,
+            timing=result.timing,
         )

@@ -29,9 +29,10 @@ from __future__ import annotations
 from dataclasses import dataclass, field, replace
 from typing import Dict, List, Optional, Tuple
 
-from .bounds import DEFAULT_MAX_RESTARTS, MAX_CASE_ID_CHARS, MAX_NAME_CHARS
+from .bounds import DEFAULT_MAX_RESTARTS, MAX_CASE_ID_CHARS, MAX_DOCUMENT_BYTES, MAX_NAME_CHARS
 from .enums import EvidenceKind, TimingMode
 from .fields import ContractError, Fields, JSONObject, PlanInvalid
+from .jsonline import DOCUMENT, LineRefused, read_json
 from .parts import Prediction, Provenance
 from .plan_parts import (
     CensusEntry,
@@ -47,7 +48,15 @@ from .plan_parts import (
     read_timing,
 )
 
-__all__ = ["PLAN_SCHEMA", "PLAN_SCHEMAS", "CellEnvironment", "Plan", "PlanCase", "PlanFunction"]
+__all__ = [
+    "PLAN_SCHEMA",
+    "PLAN_SCHEMAS",
+    "CellEnvironment",
+    "Plan",
+    "PlanCase",
+    "PlanFunction",
+    "load_plan",
+]
 
 PLAN_SCHEMA = 4
 PLAN_SCHEMAS = (1, 2, 3, 4)
@@ -371,3 +380,18 @@ class Plan:
     @property
     def is_mutation(self) -> bool:
         return self.mutation is not None
+
+
+def load_plan(path: str) -> Plan:
+    """plan.json at ``path``, read within the document bounds; :class:`PlanInvalid` says in
+    one sentence what is wrong."""
+    try:
+        with open(path, "rb") as handle:
+            data = handle.read(MAX_DOCUMENT_BYTES + 1)
+    except OSError as exc:
+        raise PlanInvalid(f"{path}: cannot read the plan ({exc.strerror})") from None
+    try:
+        obj = read_json(data, DOCUMENT)
+    except LineRefused as exc:
+        raise PlanInvalid(f"{path}: the plan does not read ({exc})") from None
+    return Plan.from_json(obj, path)
