@@ -68,7 +68,7 @@ def write_cell(
     )
     plan = plan_from_case_files(root, {"bench": source}, framework, options)
     path = root / "plan.json"
-    path.write_text(json.dumps(plan))
+    path.write_text(json.dumps(plan.to_json()))
     return path
 
 

@@ -14,18 +14,16 @@ from __future__ import annotations
 import ast
 import copy
 import hashlib
-import importlib.util
 import os
 import re
 import tomllib
 from dataclasses import dataclass, field
-from functools import cache
 from pathlib import Path
 from types import ModuleType
 from typing import Any
 
 from .errors import ManifestError, UsageError
-from .paths import manifests_dir, runners_dir
+from .paths import manifests_dir
 
 __all__ = [
     "FRAMEWORKS",
@@ -106,17 +104,12 @@ def _literal_str(node: ast.AST) -> str | None:
     return None
 
 
-@cache
 def _runner_api() -> ModuleType:
-    # The runner's own expansion, loaded by path (the runner package is stdlib-only and not
-    # installed), so a sweep's names on the host are exactly those the worker registers.
-    spec = importlib.util.spec_from_file_location(
-        "_portbench_runner_api", runners_dir() / "portbench_runner" / "api.py"
-    )
-    assert spec is not None and spec.loader is not None
-    module = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(module)
-    return module
+    # The runner's own expansion, so a sweep's names on the host are exactly those the
+    # worker registers.
+    from portbench_runner import api
+
+    return api
 
 
 def _module_constants(

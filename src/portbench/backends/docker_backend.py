@@ -134,7 +134,7 @@ class DockerBackend:
         self, prepared: PreparedEnvironment, launch: CellLaunch, writer: CellWriter
     ) -> int:
         assert prepared.image is not None
-        accelerator = get_accelerator(writer.plan["accelerator"]["id"])
+        accelerator = get_accelerator(writer.plan.accelerator.id)
         command = runner_argv(
             "python3",
             *supervise_args(
@@ -148,7 +148,7 @@ class DockerBackend:
         log = _BoundedLog(launch.logs / "container.log", self.console)
         with _exclusive(accelerator.flavor), log:
             return self._run_container(
-                prepared.image["tag"],
+                prepared.image.tag,
                 accelerator.container,
                 launch.cell_dir,
                 launch.budget_s,
@@ -167,7 +167,7 @@ class DockerBackend:
         log = _BoundedLog(out_dir.parent / f"{out_dir.name}.log", self.console)
         with log:
             return self._run_container(
-                prepared.image["tag"],
+                prepared.image.tag,
                 {},
                 out_dir,
                 3600,

@@ -24,6 +24,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from portbench_runner.contract import ImageRef
+
 from ..errors import BackendUnavailable, EnvironmentBuildError
 from ..paths import images_dir
 from .install import install_parts
@@ -77,17 +79,17 @@ class BuiltImage:
             str(image.id), tag, built, seconds, int(image.attrs.get("Size", 0)), image_labels(image)
         )
 
-    def record(self, lock_verified: bool) -> dict[str, Any]:
+    def record(self, lock_verified: bool) -> ImageRef:
         """What a plan and env.json say of the image: enough to find and check it again."""
-        return {
-            "id": self.id,
-            "tag": self.tag,
-            "lock_verified": lock_verified,
-            "lock_sha256": self.labels.get(f"{LABEL}.lock-sha256"),
-            "content": self.labels.get(f"{LABEL}.content"),
-            "base": self.labels.get(f"{LABEL}.base"),
-            "base_id": self.labels.get(f"{LABEL}.base-id"),
-        }
+        return ImageRef(
+            self.id,
+            self.tag,
+            lock_verified,
+            self.labels.get(f"{LABEL}.lock-sha256"),
+            self.labels.get(f"{LABEL}.content"),
+            self.labels.get(f"{LABEL}.base"),
+            self.labels.get(f"{LABEL}.base-id"),
+        )
 
 
 def docker_client() -> Any:

@@ -27,7 +27,6 @@ from __future__ import annotations
 
 import csv
 import hashlib
-import importlib.util
 import json
 import re
 import statistics
@@ -36,7 +35,17 @@ from pathlib import Path
 from types import ModuleType
 from typing import Any
 
-from ..paths import project_root, runners_dir, state_dir
+from portbench_runner.contract import (
+    Rule,
+    SessionLine,
+    SessionStatus,
+    StudyFunction,
+    StudyPlan,
+    StudyRecord,
+    dumps,
+)
+
+from ..paths import project_root, state_dir
 from ..rules import load_rules
 from .harness import HarnessRule, harness_rule_for, load_harness_rules
 from .study_sources import (
@@ -58,8 +67,9 @@ __all__ = [
 
 COMMIT = "b220f30acd8c27b9389d5e5800328ca825e7ec9e"
 #: Raised whenever the importer writes other cells from the same input, so that a cache of
-#: cells written by an older importer is never read as the study.
-IMPORTER_VERSION = 2
+#: cells written by an older importer is never read as the study (3: study plans are a
+#: kind of their own, ``study-plan``; every record is written through the contract).
+IMPORTER_VERSION = 3
 UNRECORDED = "the study kept no test report for this device: outcome unknown"
 
 _DEVICE_SUFFIX = re.compile(r"_(cuda|xla|cpu)(?=_|$)")
@@ -93,14 +103,10 @@ def study_cells_dir(archive: Path) -> Path:
 
 def _load_classifier() -> ModuleType:
     # The runner's own matcher, so imported failures are categorized by exactly the rules
-    # that categorize portbench's (the runner package is stdlib-only and not installed).
-    spec = importlib.util.spec_from_file_location(
-        "_portbench_runner_classify", runners_dir() / "portbench_runner" / "classify.py"
-    )
-    assert spec is not None and spec.loader is not None
-    module = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(module)
-    return module
+    # that categorize portbench's.
+    from portbench_runner import classify
+
+    return classify
 
 
 def _study_functions(framework: str) -> list[dict[str, str]]:
@@ -163,7 +169,7 @@ def _outcome_fields(
     test: dict[str, Any] | None,
     name: str,
     note: str,
-    rules: list[dict[str, Any]],
+    rules: list[Rule],
     harness: tuple[HarnessRule, ...],
     classifier: ModuleType,
 ) -> dict[str, Any]:
@@ -244,10 +250,10 @@ def _records(
     source: StudySource,
     files: StudyFiles,
     report: ChosenReport,
-    rules: list[dict[str, Any]],
+    rules: list[Rule],
     harness: tuple[HarnessRule, ...],
     classifier: ModuleType,
-) -> tuple[list[dict[str, Any]], list[str], list[str]]:
+) -> tuple[list[StudyRecord], list[str], list[str]]:
     rows = {r["study_test_file"]: r for r in _study_functions(source.framework)}
     runs, test_times, used = _read_runs(files, source)
     # Record key -> (its entry in the timing files, its test in the report): every test of
@@ -303,31 +309,29 @@ def _records(
             rule = harness_rule_for(harness, name, None, row["notes"])
             if rule is not None:
                 record["harness"] = {"rule": rule.id, "why": rule.why}
-        records.append(record)
+        # Written through the contract: what the importer writes, the report reads back.
+        records.append(StudyRecord.from_json(record))
     return records, used, extra
 
 
-def _plan(source: StudySource) -> dict[str, Any]:
-    return {
-        "schema": 1,
-        "kind": "plan",
-        "cell": source.cell,
-        "framework": source.framework,
-        "accelerator": source.accelerator,
-        "profile": source.profile,
-        "backend": "study",
-        "functions": [
-            {
-                "function": r["function"],
-                "study_test_file": r["study_test_file"],
-                "stratum": r["stratum"],
-                "frequency": int(r["frequency"]) if r["frequency"].isdigit() else None,
-                "paper_label": r["paper_label"],
-                "in_paper_latency_table": r["in_paper_latency_table"] == "yes",
-            }
+def _plan(source: StudySource) -> StudyPlan:
+    return StudyPlan(
+        source.cell,
+        source.framework,
+        source.accelerator,
+        source.profile,
+        tuple(
+            StudyFunction(
+                r["function"],
+                r["study_test_file"],
+                r["stratum"],
+                int(r["frequency"]) if r["frequency"].isdigit() else None,
+                r["paper_label"],
+                r["in_paper_latency_table"] == "yes",
+            )
             for r in _study_functions(source.framework)
-        ],
-    }
+        ),
+    )
 
 
 def _env(
@@ -364,24 +368,26 @@ def _env(
     }
 
 
-def _write_cell(out: Path, plan: dict[str, Any], env: dict[str, Any], records: list[Any]) -> Path:
-    cell_dir = out / f"{plan['framework']}-{plan['accelerator']}-{plan['profile']}"
+def _write_cell(
+    out: Path, plan: StudyPlan, env: dict[str, Any], records: list[StudyRecord]
+) -> Path:
+    cell_dir = out / f"{plan.framework}-{plan.accelerator}-{plan.profile}"
     cell_dir.mkdir(parents=True, exist_ok=True)
-    (cell_dir / "plan.json").write_text(json.dumps(plan, indent=1) + "\n", encoding="utf-8")
+    (cell_dir / "plan.json").write_text(
+        json.dumps(plan.to_json(), indent=1) + "\n", encoding="utf-8"
+    )
     (cell_dir / "env.json").write_text(json.dumps(env, indent=1) + "\n", encoding="utf-8")
     (cell_dir / "results.jsonl").write_text(
-        "".join(json.dumps(r, sort_keys=True) + "\n" for r in records), encoding="utf-8"
+        "".join(dumps(r.to_json()) + "\n" for r in records), encoding="utf-8"
     )
-    session = {
-        "schema": 1,
-        "kind": "session",
-        "cell": plan["cell"],
-        "index": 0,
-        "status": "complete",
-        "reason": "imported from the study's published results",
-        "records_written": len(records),
-    }
-    (cell_dir / "sessions.jsonl").write_text(json.dumps(session) + "\n", encoding="utf-8")
+    session = SessionLine(
+        plan.cell,
+        SessionStatus.COMPLETE,
+        "imported from the study's published results",
+        records_written=len(records),
+        index=0,
+    )
+    (cell_dir / "sessions.jsonl").write_text(dumps(session.to_json()) + "\n", encoding="utf-8")
     return cell_dir
 
 

@@ -16,6 +16,9 @@ import statistics
 from collections import defaultdict
 from typing import Any
 
+from portbench_runner.contract import StudyPlan
+
+from ..results import Outcome, StudyRecord
 from .latency import latest_cells
 from .load import Cell
 from .published import published_rows
@@ -39,7 +42,7 @@ def study_subtest_means(cell: Cell) -> dict[tuple[str, str], float]:
     for record in cell.records:
         value = usable_timing(record)
         if value is not None:
-            out[(str(record["study_test_file"]), str(record["case_name"]))] = value
+            out[(str(record.study_test_file), record.case_name)] = value
     return out
 
 
@@ -75,12 +78,13 @@ def close(value: float, printed: str) -> bool:
 
 def test_file_of(cell: Cell, published_name: str) -> str | None:
     inferred = published_name.removeprefix("UNRECOVERED (inferred ").removesuffix(")")
-    functions = (cell.plan or {}).get("functions", [])
+    if not isinstance(cell.plan, StudyPlan):
+        return None
     # Rows printed in a latency table first: JAX has two PRNGKey rows, one of them untimed.
-    functions = sorted(functions, key=lambda f: not f.get("in_paper_latency_table"))
+    functions = sorted(cell.plan.functions, key=lambda f: not f.in_paper_latency_table)
     for f in functions:
-        if published_name in (f.get("paper_label"), f["function"]) or inferred == f["function"]:
-            return str(f.get("study_test_file"))
+        if published_name in (f.paper_label, f.function) or inferred == f.function:
+            return str(f.study_test_file)
     return None
 
 
@@ -197,12 +201,14 @@ def _cold_mean(cell: Cell, test_file: str) -> tuple[float | None, float | None, 
     the first call (compilation included); beside it the geometric mean of warm medians."""
     cold, warm = [], []
     for record in cell.records:
-        if record.get("study_test_file") != test_file or record.get("outcome") != "pass":
+        if record.study_test_file != test_file or record.outcome is not Outcome.PASS:
             continue
-        timing = record.get("timing") or {}
-        if timing.get("cold_ms") and (timing.get("warm") or {}).get("median_ms"):
-            cold.append(float(timing["cold_ms"]))
-            warm.append(float(timing["warm"]["median_ms"]))
+        if isinstance(record, StudyRecord) or record.timing is None:
+            continue
+        warm_ms = record.warm_median_ms
+        if record.timing.cold_ms and warm_ms:
+            cold.append(record.timing.cold_ms)
+            warm.append(warm_ms)
     if not cold:
         return None, None, 0
     return statistics.fmean(cold), statistics.geometric_mean(warm), len(cold)

@@ -63,9 +63,7 @@ def _run(tmp_path: Path, differential: bool = True) -> dict[str, Any]:
     """Each case's result, as JSON (what the worker sends)."""
     worker, files, plan = _worker(tmp_path, differential)
     function = plan.functions[0]
-    return {
-        case.name: worker.run_case(function, case, files).to_json() for case in function.cases
-    }
+    return {case.name: worker.run_case(function, case, files).to_json() for case in function.cases}
 
 
 def test_each_path_of_the_twin(tmp_path: Path) -> None:
