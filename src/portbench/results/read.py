@@ -144,7 +144,7 @@ def _read_lines(path: Path, read: Callable[[object], R], tally: _Tally) -> Itera
         try:
             obj = read_json(line, LINE)
         except LineRefused as exc:
-            tally.skip(number, f"not JSON ({exc})" if "not JSON" not in str(exc) else str(exc))
+            tally.skip(number, str(exc))
             continue
         _refuse_newer(path, obj)
         try:
