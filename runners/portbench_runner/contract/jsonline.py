@@ -132,7 +132,7 @@ def _check_shape(data: bytes, limits: Limits) -> None:
 
 
 def _refuse_constant(name: str) -> Any:
-    raise LineRefused(f"the non-standard JSON constant {name}")
+    raise LineRefused(f"not JSON (the non-standard constant {name})")
 
 
 def _finite(text: str) -> float:

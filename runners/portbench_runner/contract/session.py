@@ -131,8 +131,6 @@ class SessionLine:
             "cell": self.cell,
             "status": self.status.value,
             "reason": self.reason,
-            "started_at": self.started_at,
-            "ended_at": self.ended_at,
             "records_written": self.records_written,
             "restarts": self.restarts,
             "skipped_already_recorded": self.skipped_already_recorded,
@@ -140,6 +138,8 @@ class SessionLine:
             "strays_killed": self.strays_killed,
         }
         for key, value in (
+            ("started_at", self.started_at),
+            ("ended_at", self.ended_at),
             ("index", self.index),
             ("rejected_lines", self.rejected_lines),
             ("truncated_lines", self.truncated_lines),
