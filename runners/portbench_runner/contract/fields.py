@@ -33,6 +33,7 @@ __all__ = [
     "RecordInvalid",
     "json_number",
     "json_scalars",
+    "member",
     "number_value",
 ]
 
@@ -83,6 +84,13 @@ def json_number(value: float) -> Union[float, str]:
     if math.isnan(value):
         return "NaN"
     return "Infinity" if value > 0 else "-Infinity"
+
+
+def member(value: object, key: str) -> JSONObject:
+    """The object under ``key`` of a decoded JSON object, or {} where there is none (a
+    free-form document read without trusting its shape)."""
+    found = value.get(key) if isinstance(value, dict) else None
+    return found if isinstance(found, dict) else {}
 
 
 def json_scalars(value: object, where: str, error: Type[ContractError]) -> Dict[str, JSONScalar]:
