@@ -20,6 +20,7 @@ from __future__ import annotations
 import argparse
 import json
 import os
+import resource
 import statistics
 import subprocess
 import sys
@@ -27,11 +28,12 @@ import tempfile
 import time
 from datetime import datetime
 from pathlib import Path
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    from _common import Row
 
 ROOT = Path(__file__).resolve().parent.parent
-sys.path.insert(0, str(Path(__file__).resolve().parent))
-
-from _common import Row  # noqa: E402
 
 TRIVIAL = "    ctx.measure(abs, -1, warm=False)"
 
@@ -41,9 +43,8 @@ def _source(n_cases: int) -> str:
     return f"from portbench_runner.api import case\n\n{decorators}\ndef run(ctx):\n{TRIVIAL}\n"
 
 
-def measure(checkout: Path, n_cases: int) -> dict[str, float]:
-    """One cell run with ``checkout``'s code alone (this function runs in a child process
-    whose path holds only that checkout's ``src`` and ``runners``)."""
+def _cell(checkout: Path, n_cases: int) -> tuple[float, float, float, list[dict[str, object]]]:
+    """(launched, ended, CPU seconds of the session's processes, records) of one cell."""
     from portbench.plan import PlanOptions, plan_from_case_files
 
     root = Path(tempfile.mkdtemp(prefix="portbench-ab-"))
@@ -54,6 +55,7 @@ def measure(checkout: Path, n_cases: int) -> dict[str, float]:
     plan_path.write_text(json.dumps(document))
     cell_dir = root / "cell"
     command = [sys.executable, "-m", "portbench.session", "--plan", str(plan_path)]
+    before = resource.getrusage(resource.RUSAGE_CHILDREN)
     launched = time.time()
     done = subprocess.run(
         [*command, "--cell-dir", str(cell_dir)],
@@ -62,16 +64,34 @@ def measure(checkout: Path, n_cases: int) -> dict[str, float]:
         check=False,
     )
     ended = time.time()
+    after = resource.getrusage(resource.RUSAGE_CHILDREN)
     if done.returncode != 0:
         raise SystemExit(f"{checkout}: the cell ended with exit {done.returncode}")
     lines = (cell_dir / "results.jsonl").read_text().splitlines()
     records = [json.loads(line) for line in lines if line.strip()]
     if len(records) != n_cases:
         raise SystemExit(f"{checkout}: {len(records)} of {n_cases} records")
-    first = min(datetime.fromisoformat(r["started_at"]).timestamp() for r in records)
-    inside = sum(float(r["timing"]["cold_ms"]) for r in records if r.get("timing")) / 1e3
+    cpu = (after.ru_utime - before.ru_utime) + (after.ru_stime - before.ru_stime)
+    return launched, ended, cpu, records
+
+
+def measure(checkout: Path, n_cases: int) -> dict[str, float]:
+    """One cell run with ``checkout``'s code alone (this function runs in a child process
+    whose path holds only that checkout's ``src`` and ``runners``). Beside the wall-time
+    figure, the CPU the host, supervisor and worker spent per case (a cell of one case run
+    too, so that start-up cancels out): far less disturbed by a busy machine."""
+    import portbench
+
+    used = Path(portbench.__file__).resolve()
+    if not used.is_relative_to(checkout.resolve()):
+        raise SystemExit(f"measuring {checkout} imported {used}: another checkout's code")
+    launched, ended, cpu, records = _cell(checkout, n_cases)
+    _, _, cpu_one, _ = _cell(checkout, 1)
+    first = min(datetime.fromisoformat(str(r["started_at"])).timestamp() for r in records)
+    inside = sum(float(r["timing"]["cold_ms"]) for r in records if r.get("timing")) / 1e3  # type: ignore[index]
     return {
         "per_case_ms": (ended - first - inside) / n_cases * 1e3,
+        "cpu_per_case_ms": (cpu - cpu_one) / (n_cases - 1) * 1e3,
         "startup_s": first - launched,
         "wall_s": ended - launched,
     }
@@ -104,8 +124,13 @@ def compare(a: Path, b: Path, rounds: int, n_cases: int) -> dict[str, object]:
         for side, checkout in order:
             figure = run_in(checkout, n_cases)
             figures[side].append(figure)
-            print(f"round {index + 1} {side}: {figure['per_case_ms']:.3f} ms per case", flush=True)
+            print(
+                f"round {index + 1} {side}: {figure['per_case_ms']:.3f} ms per case "
+                f"(CPU {figure['cpu_per_case_ms']:.3f} ms)",
+                flush=True,
+            )
     median = {s: statistics.median(f["per_case_ms"] for f in figures[s]) for s in figures}
+    cpu = {s: statistics.median(f["cpu_per_case_ms"] for f in figures[s]) for s in figures}
     ratio = median["b"] / median["a"]
     return {
         "a": str(a),
@@ -115,6 +140,9 @@ def compare(a: Path, b: Path, rounds: int, n_cases: int) -> dict[str, object]:
         "per_case_ms": {s: [f["per_case_ms"] for f in figures[s]] for s in figures},
         "median_ms": median,
         "ratio_b_over_a": ratio,
+        "cpu_per_case_ms": {s: [f["cpu_per_case_ms"] for f in figures[s]] for s in figures},
+        "cpu_median_ms": cpu,
+        "cpu_ratio_b_over_a": cpu["b"] / cpu["a"],
         "within_5_percent": ratio <= 1.05,
         "load_average": os.getloadavg(),
     }
@@ -122,13 +150,17 @@ def compare(a: Path, b: Path, rounds: int, n_cases: int) -> dict[str, object]:
 
 def rows(commit: str, rounds: int, n_cases: int) -> list[Row]:
     """The comparison as rows of ``run.py``'s table (``--only ab --baseline COMMIT``)."""
+    # Imported here, never in a measuring child: _common puts this checkout's src and
+    # runners first on the path, and a child must see only the checkout it measures.
+    from _common import Row
+
     a = _baseline(commit)
     try:
         result = compare(a, ROOT, rounds, n_cases)
     finally:
         _remove(a)
-    median = result["median_ms"]
-    assert isinstance(median, dict)
+    median, cpu = result["median_ms"], result["cpu_median_ms"]
+    assert isinstance(median, dict) and isinstance(cpu, dict)
     return [
         Row(
             "overhead_ab",
@@ -138,7 +170,16 @@ def rows(commit: str, rounds: int, n_cases: int) -> list[Row]:
             reference=median["a"],
             ratio=float(str(result["ratio_b_over_a"])),
             note=f"{rounds} rounds each, alternating; within 5%: {result['within_5_percent']}",
-        )
+        ),
+        Row(
+            "overhead_ab",
+            f"{n_cases} trivial cases, CPU per case (host, supervisor, worker) vs {commit}",
+            cpu["b"],
+            "ms",
+            reference=cpu["a"],
+            ratio=float(str(result["cpu_ratio_b_over_a"])),
+            note="start-up left out (a one-case cell subtracted)",
+        ),
     ]
 
 
@@ -183,9 +224,13 @@ def main(argv: list[str] | None = None) -> int:
             _remove(a)
     median = result["median_ms"]
     assert isinstance(median, dict)
+    cpu = result["cpu_median_ms"]
+    assert isinstance(cpu, dict)
     print(
         f"per case: A {median['a']:.3f} ms, B {median['b']:.3f} ms, "
-        f"B/A {result['ratio_b_over_a']:.3f} ({args.rounds} rounds each, alternating)"
+        f"B/A {result['ratio_b_over_a']:.3f}; CPU per case A {cpu['a']:.3f} ms, "
+        f"B {cpu['b']:.3f} ms, B/A {result['cpu_ratio_b_over_a']:.3f} "
+        f"({args.rounds} rounds each, alternating)"
     )
     if args.json:
         args.json.parent.mkdir(parents=True, exist_ok=True)

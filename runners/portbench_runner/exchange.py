@@ -184,10 +184,14 @@ class WorkerExchange:
 
     def on_start(self, message: Message) -> Optional[Ended]:
         assert isinstance(message, Start) and self.asked is not None
-        self.flush_held()
         self.phase, self.stage, self.started_at = Phase.RUNNING, Stage.SETUP, time.time()
         self.deadline = time.monotonic() + self.sup.plan.case_timeout(self.asked)
-        self.sup.host.send(Start(self.asked))
+        # The last case's record and this case's start, in one write to the host.
+        held, self.held = self.held, None
+        if held is not None:
+            self.sup.emit(held, Start(self.asked))
+        else:
+            self.sup.host.send(Start(self.asked))
         self.prefetch()
         return None
 

@@ -73,8 +73,9 @@ class HostLink:
     def __init__(self, fd: int) -> None:
         self.fd = fd
 
-    def send(self, message: Message) -> None:
-        data = dump_line(message.to_json())
+    def send(self, *messages: Message) -> None:
+        """Send ``messages`` in one write (a record and the next case's start go together)."""
+        data = b"".join(dump_line(message.to_json()) for message in messages)
         try:
             while data:
                 data = data[os.write(self.fd, data) :]
@@ -145,8 +146,9 @@ class Supervisor:
             strays_killed=strays,
         )
 
-    def emit(self, record: CaseRecord) -> None:
-        self.host.send(RecordMessage(record))
+    def emit(self, record: CaseRecord, *then: Message) -> None:
+        """Send ``record`` to the host (and ``then``, in the same write); say so on stderr."""
+        self.host.send(RecordMessage(record), *then)
         self.written += 1
         self.done += 1
         detail = record.category or record.reason or ""

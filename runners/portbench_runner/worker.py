@@ -390,7 +390,7 @@ class Worker:
             evidence = None if cleaned is None else Evidence.from_json(strict(cleaned), "evidence")
         except Exception:  # planted objects whose str() raises, shapes that do not read
             evidence = None
-        return replace(result, timing=timing, evidence=evidence)
+        return result.measured(timing, evidence, result.started_at, result.duration_s)
 
     def run_census_case(self, ctx: Context, function: PlanFunction, case: PlanCase) -> CaseResult:
         """A census case: an entry of the framework's own database, not a case file."""
@@ -438,9 +438,8 @@ class Worker:
 
             function, case = self.plan.entry(case_id)
             result = self.run_case(function, case, files, on_stage)
-            self.report(
-                case_id, replace(result, started_at=started, duration_s=time.time() - started)
-            )
+            duration = time.time() - started
+            self.report(case_id, result.measured(result.timing, result.evidence, started, duration))
         self.send(Bye())
 
 

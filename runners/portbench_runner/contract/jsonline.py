@@ -144,6 +144,10 @@ def _integer(text: str) -> int:
     return int(text)
 
 
+# One decoder for every read (json.loads with hooks would build one per call).
+_DECODER = json.JSONDecoder(parse_constant=_refuse_constant, parse_int=_integer)
+
+
 def read_json(data: Union[bytes, str], limits: Limits = LINE) -> object:
     """The JSON value of ``data`` (one line or one document), checked against ``limits``.
 
@@ -159,7 +163,7 @@ def read_json(data: Union[bytes, str], limits: Limits = LINE) -> object:
     except UnicodeDecodeError:
         raise LineRefused("not UTF-8") from None
     try:
-        return json.loads(text, parse_constant=_refuse_constant, parse_int=_integer)
+        return _DECODER.decode(text)
     except LineRefused:
         raise
     except json.JSONDecodeError as exc:
@@ -193,8 +197,9 @@ def dumps(value: object) -> str:
 
 
 def dump_line(value: object) -> bytes:
-    """:func:`dumps` as one newline-terminated UTF-8 line."""
-    return (dumps(value) + "\n").encode("utf-8")
+    """One newline-terminated line of strict JSON, for a protocol pipe: keys in the order the
+    typed layer writes them (a file's lines, :func:`dumps`, have them sorted)."""
+    return (json.dumps(value, separators=(",", ":"), allow_nan=False) + "\n").encode("utf-8")
 
 
 class LineSplitter:

@@ -96,6 +96,35 @@ class CaseResult:
     """When the case began (epoch seconds), as the worker saw it."""
     duration_s: Optional[float] = None
 
+    def measured(
+        self,
+        timing: Optional[Timing],
+        evidence: Optional[Evidence],
+        started_at: Optional[float],
+        duration_s: Optional[float],
+    ) -> CaseResult:
+        """This result with what the worker measured around it: one copy per case, made
+        field by field (``dataclasses.replace`` inspects the class on every call)."""
+        return CaseResult(
+            self.outcome,
+            self.stage,
+            self.category,
+            self.rule,
+            self.reason,
+            self.error,
+            timing,
+            evidence,
+            self.cpu_reference,
+            self.census,
+            self.exit,
+            self.stderr_tail,
+            self.evidence_kind,
+            self.prediction,
+            self.mutant,
+            started_at,
+            duration_s,
+        )
+
     def to_json(self) -> JSONObject:
         """The ``outcome`` object of a ``result`` message."""
         out: JSONObject = {"outcome": self.outcome.value}
