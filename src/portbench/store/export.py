@@ -1,11 +1,11 @@
 """A store's tables as Parquet, and ingesting another store's export.
 
-``portbench ingest --export DIR`` writes ``ingests``, ``cells``, ``sessions`` and ``records``
-as Parquet files (zstd) with ``EXPORT.json``: the store schema they follow and the sha256,
+``portbench ingest --export DIR`` writes ``ingests``, ``cells``, ``planned``, ``sessions`` and
+``records`` as Parquet files (zstd) with ``EXPORT.json``: the store schema they follow and the sha256,
 size and row count of each. Tampered cells go with them, stored as such.
 
 Ingesting an export is DuckDB's own bulk path (no Python per record). It is checked first,
-whole: exactly the five files, no link; every file's hash as listed; the columns and types
+whole: exactly the files of its schema, no link; every file's hash as listed; the columns and types
 of each table those of its schema; every record's content hash recomputed from its JSON;
 every outcome, stage, category, evidence kind, suite and verdict one of the contract's
 values; every record of a cell the export or the store holds. An export of an older store
@@ -49,12 +49,12 @@ from ..results.safeio import open_nofollow, read_bounded
 from .db import StoreError
 from .facts import SUITE_CASES, SUITE_CENSUS, SUITE_STUDY
 from .rows import sha256
-from .schema import SCHEMA_VERSION, create, migrations
+from .schema import SCHEMA_VERSION, create, migrations, tables_of
 
 __all__ = ["EXPORT", "TABLES", "ExportRefused", "ExportSummary", "export_store", "ingest_export"]
 
 EXPORT = "EXPORT.json"
-TABLES = ("ingests", "cells", "sessions", "records")
+TABLES = tables_of(SCHEMA_VERSION)
 _CHUNK = 1 << 20
 
 
@@ -96,9 +96,13 @@ def export_store(con: duckdb.DuckDBPyConnection, folder: Path) -> dict[str, int]
     rows: dict[str, int] = {}
     for table in TABLES:
         path = folder / f"{table}.parquet"
-        order = {"records": "cell_key, record_sha256", "sessions": "cell_key, session_sha256"}
+        order = {
+            "records": "cell_key, record_sha256",
+            "sessions": "cell_key, session_sha256",
+            "planned": "cell_key, function, study_test_file",
+        }
         con.execute(
-            f"COPY (SELECT * FROM {table} ORDER BY {order.get(table, '1')}) TO '{path}' "
+            f"COPY (SELECT * FROM {table} ORDER BY {order.get(table, '1')}) TO {_literal(path)} "
             "(FORMAT parquet, COMPRESSION zstd)"
         )
         count = con.execute(f"SELECT count(*) FROM {table}").fetchone()
@@ -140,7 +144,7 @@ def _listing(folder: Path) -> tuple[int, dict[str, tuple[str, int]]]:
             f"it follows store schema {schema}, newer than this portbench's {SCHEMA_VERSION} "
             "(upgrade portbench)"
         )
-    expected = {f"{table}.parquet" for table in TABLES}
+    expected = {f"{table}.parquet" for table in tables_of(schema)}
     present = {entry.name for entry in os.scandir(folder)} - {EXPORT}
     if present != expected or set(files) != expected:
         odd = sorted((present ^ expected) | (set(files) ^ expected))
@@ -160,6 +164,11 @@ def _listing(folder: Path) -> tuple[int, dict[str, tuple[str, int]]]:
             raise ValueError(f"{name} does not hash to what {EXPORT} lists (a changed file)")
         listed[name] = (digest, rows)
     return schema, listed
+
+
+def _literal(path: Path) -> str:
+    """A path as an SQL string literal."""
+    return "'" + str(path).replace("'", "''") + "'"
 
 
 def _columns(con: duckdb.DuckDBPyConnection, sql: str) -> list[tuple[str, str]]:
@@ -250,9 +259,11 @@ def _stage(con: duckdb.DuckDBPyConnection, folder: Path, schema: int) -> None:
         for step in migrations():
             if step.version <= schema:
                 step.apply(con)
-        for table in TABLES:
-            path = folder / f"{table}.parquet"
-            con.execute(f"INSERT INTO {table} SELECT * FROM read_parquet('{path}')")
+        for table in tables_of(schema):
+            parquet = f"read_parquet({_literal(folder / f'{table}.parquet')})"
+            if _columns(con, f"SELECT * FROM {parquet}") != _columns(con, table):
+                raise ValueError(f"{table}.parquet has not the columns of store schema {schema}")
+            con.execute(f"INSERT INTO {table} SELECT * FROM {parquet}")
         for step in migrations():
             if step.version > schema:
                 step.apply(con)
@@ -306,6 +317,11 @@ def _insert(con: duckdb.DuckDBPyConnection, folder: Path, digest: str) -> dict[s
     con.execute("BEGIN TRANSACTION")
     try:
         added["ingests"] = _carry_ingests(con, ingest)
+        added["planned"] = _count(
+            con,
+            "INSERT INTO planned SELECT * FROM incoming.planned p "
+            "WHERE p.cell_key NOT IN (SELECT cell_key FROM cells)",
+        )
         added["cells"] = _count(
             con,
             "INSERT INTO cells SELECT * FROM incoming.cells c "

@@ -23,7 +23,15 @@ import pyarrow as pa
 
 from .. import __version__
 from .bundle import CellBundle
-from .rows import CELL_COLUMNS, RECORD_COLUMNS, SESSION_COLUMNS, Batch, CellRows, cell_rows
+from .rows import (
+    CELL_COLUMNS,
+    PLANNED_COLUMNS,
+    RECORD_COLUMNS,
+    SESSION_COLUMNS,
+    Batch,
+    CellRows,
+    cell_rows,
+)
 from .schema import SCHEMA_VERSION
 
 __all__ = ["BATCH_RECORDS", "IngestSummary", "Source", "ingest_bundles", "insert_table"]
@@ -153,22 +161,32 @@ class _Writer:
         if not self.pending:
             return
         self.known.load(self.con, sorted({r.key for r in self.pending}))
-        cells, sessions, records = (
-            Batch(CELL_COLUMNS), Batch(SESSION_COLUMNS), Batch(RECORD_COLUMNS)
+        cells, planned, sessions, records = (
+            Batch(CELL_COLUMNS), Batch(PLANNED_COLUMNS), Batch(SESSION_COLUMNS),
+            Batch(RECORD_COLUMNS),
         )  # fmt: skip
         for rows in self.pending:
-            self._one(rows, cells, sessions, records)
-        for name, batch in (("cells", cells), ("sessions", sessions), ("records", records)):
+            self._one(rows, cells, planned, sessions, records)
+        tables = (
+            ("cells", cells),
+            ("planned", planned),
+            ("sessions", sessions),
+            ("records", records),
+        )
+        for name, batch in tables:
             if len(batch):
                 insert_table(self.con, name, batch.table(), [c for c, _ in batch.columns])
         self.pending = []
         self.pending_records = 0
 
-    def _one(self, rows: CellRows, cells: Batch, sessions: Batch, records: Batch) -> None:
+    def _one(
+        self, rows: CellRows, cells: Batch, planned: Batch, sessions: Batch, records: Batch
+    ) -> None:
         known, key = self.known, rows.key
         if key not in known.cells:
             known.cells.add(key)
             cells.rows.append(rows.cell)
+            planned.rows.extend(rows.planned)
             self.summary.cells_added += 1
         for session in rows.sessions:
             if (key, session[1]) not in known.sessions:

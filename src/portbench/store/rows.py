@@ -19,6 +19,7 @@ import pyarrow as pa
 from portbench_runner.contract import (
     CaseRecord,
     Plan,
+    PlanFunction,
     SessionLine,
     StudyPlan,
     StudyRecord,
@@ -33,6 +34,7 @@ from .facts import CellFacts, cell_facts, release_of
 __all__ = [
     "CELL_COLUMNS",
     "MESSAGE_CHARS",
+    "PLANNED_COLUMNS",
     "RECORD_COLUMNS",
     "SESSION_COLUMNS",
     "Batch",
@@ -59,6 +61,9 @@ SESSION_COLUMNS: tuple[tuple[str, pa.DataType], ...] = (
     ("cell_key", _S), ("session_sha256", _S), ("idx", _I), ("status", _S), ("reason", _S),
     ("started_at", _S), ("ended_at", _S), ("integrity", _S), ("integrity_detail", _S),
     ("line_json", _S), ("ingest_id", _S),
+)  # fmt: skip
+PLANNED_COLUMNS: tuple[tuple[str, pa.DataType], ...] = (
+    ("cell_key", _S), ("function", _S), ("study_test_file", _S), ("cases", _I),
 )  # fmt: skip
 RECORD_COLUMNS: tuple[tuple[str, pa.DataType], ...] = (
     ("cell_key", _S), ("record_sha256", _S), ("record_kind", _S), ("case_id", _S),
@@ -114,6 +119,7 @@ class CellRows:
 
     key: str
     cell: tuple[Any, ...]
+    planned: list[tuple[Any, ...]]
     sessions: list[tuple[Any, ...]]
     records: list[tuple[Any, ...]]
     cases: dict[str, str]
@@ -221,9 +227,14 @@ def cell_rows(bundle: CellBundle, ingest: str) -> CellRows:
         )
         records.append(row)
         cases[digest] = record.key if isinstance(record, StudyRecord) else record.case
+    planned = [
+        (key, f.function, f.study_test_file, len(f.cases) if isinstance(f, PlanFunction) else 0)
+        for f in bundle.plan.functions
+    ]
     return CellRows(
         key,
         _cell_row(key, bundle, facts, plan_json, ingest),
+        planned,
         [_session_row(key, line, ingest) for line in bundle.sessions],
         records,
         cases,

@@ -4,6 +4,9 @@ Store schema history (``meta.schema``; docs/store.md describes every column):
   1 - ``ingests`` (what was ingested, from where, on which machine, when), ``cells`` (one row
       per cell run: its keys, its plan and env), ``sessions`` (each session line of a cell)
       and ``records`` (each case record, its identity the cell and a hash of its content).
+  2 - ``planned`` (each function a cell's plan lists, with its number of cases): the
+      denominator of every portability count, a function with no record included; filled
+      for the cells a schema 1 store holds from their stored plans.
 A store of a newer schema is refused with one sentence; an older one is migrated, step by
 step, in one transaction, when it is opened for writing.
 
@@ -19,9 +22,10 @@ from dataclasses import dataclass
 
 import duckdb
 
-__all__ = ["SCHEMA_VERSION", "Migration", "create", "migrations", "views"]
+__all__ = ["SCHEMA_VERSION", "Migration", "create", "migrations", "tables_of", "views"]
 
-SCHEMA_VERSION = 1
+SCHEMA_VERSION = 2
+_TABLES = {1: ("ingests", "cells", "sessions", "records"), 2: ("planned",)}
 
 _TABLES_V1 = (
     """
@@ -199,9 +203,33 @@ def _statements(*sql: str) -> Callable[[duckdb.DuckDBPyConnection], None]:
     return run
 
 
+_PLANNED_V2 = (
+    """
+    CREATE TABLE planned (
+        cell_key VARCHAR NOT NULL,
+        function VARCHAR NOT NULL,
+        study_test_file VARCHAR,
+        cases INTEGER NOT NULL
+    )
+    """,
+    # Cells stored before schema 2: their functions, read from the plan each row keeps.
+    """
+    INSERT INTO planned
+    SELECT c.cell_key, f ->> 'function', f ->> 'study_test_file',
+           coalesce(json_array_length(f -> 'cases'), 0)::INTEGER
+    FROM cells c, unnest(from_json(c.plan_json -> 'functions', '["JSON"]')) AS t(f)
+    """,
+)
+
+
 def migrations() -> list[Migration]:
     """Every step from schema 1 to :data:`SCHEMA_VERSION`, in order."""
-    return []
+    return [Migration(2, "planned functions per cell", _statements(*_PLANNED_V2))]
+
+
+def tables_of(version: int) -> tuple[str, ...]:
+    """The tables of schema ``version`` (what an export of that schema holds)."""
+    return tuple(t for v in sorted(_TABLES) if v <= version for t in _TABLES[v])
 
 
 def create(con: duckdb.DuckDBPyConnection) -> None:
