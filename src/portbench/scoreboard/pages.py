@@ -79,7 +79,12 @@ class Matrix:
             "study": "the study's tests (2023)",
             "census": "census: every operator of a framework's database",
         }.get(self.suite, self.suite)
-        return f"{suite}, {self.kind}"
+        kind = {
+            "observed": "observed on the device",
+            "predicted": "predicted without the hardware (not observed)",
+            "declared": "declared by a kernel registry or dispatcher (not observed)",
+        }.get(self.kind, self.kind)
+        return f"{suite}: {kind}"
 
 
 def _stale(key: SeriesKey, release: str, known: dict[str, Known]) -> str | None:
