@@ -289,9 +289,12 @@ def sweep(root: Path, seed: int = 29) -> list[Path]:
 # -- many records fast ----------------------------------------------------------------------------
 
 
-def bulk(root: Path, records: int, per_cell: int = 5000, seed: int = 1) -> int:
+def bulk(
+    root: Path, records: int, per_cell: int = 5000, seed: int = 1, machine: str = "host"
+) -> int:
     """About ``records`` records in cells of ``per_cell``: one template record per cell
     (made by the factory), each line a copy with its own case id, outcome and samples.
+    ``machine`` names the cells' host (cells of two calls with other machines differ).
     Returns the records written."""
     rng = random.Random(seed)
     written = 0
@@ -304,7 +307,7 @@ def bulk(root: Path, records: int, per_cell: int = 5000, seed: int = 1) -> int:
         ]
         spec = CellSpec("torch", "cpu", release, template_cases[:1],
                         started_at=f"2026-10-{1 + index % 28:02d}T{index % 24:02d}:00:00.000+00:00",
-                        host=f"host-{index}")  # fmt: skip
+                        host=f"{machine}-{index}")  # fmt: skip
         folder = write_cell(root, spec, f"bulk-{index:05d}")
         plan_spec = CellSpec(spec.framework, spec.accelerator, spec.release, template_cases,
                              started_at=spec.started_at, host=spec.host)  # fmt: skip

@@ -55,8 +55,8 @@ def build_reports(store: Path, err: Console | None = None) -> tuple[Any, list[Se
 
 
 def _scoreboard(args: argparse.Namespace) -> int:
-    console = Console(highlight=False)
-    err = Console(stderr=True, highlight=False)
+    console = Console(highlight=False, soft_wrap=True)
+    err = Console(stderr=True, highlight=False, soft_wrap=True)
     store = args.store or default_store()
     out = args.out or project_root() / "site"
     require_writable(out, "pass --out a folder you can write")

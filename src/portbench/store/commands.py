@@ -109,8 +109,8 @@ def _study_paths(source: str) -> list[Path]:
 
 
 def _ingest(args: argparse.Namespace) -> int:
-    console = Console(highlight=False)
-    err = Console(stderr=True, highlight=False)
+    console = Console(highlight=False, soft_wrap=True)
+    err = Console(stderr=True, highlight=False, soft_wrap=True)
     store = args.store or default_store()
     paths: list[Path] = list(args.paths)
     if not paths and args.study is None and args.export is None:
@@ -181,7 +181,7 @@ def _pack(args: argparse.Namespace) -> int:
         Path(temporary).unlink(missing_ok=True)
         raise
     digest = hashlib.sha256(out.read_bytes()).hexdigest()
-    console = Console(highlight=False)
+    console = Console(highlight=False, soft_wrap=True)
     console.print(f"{escape(str(out))}: {count} cell(s), {records} record(s); sha256 {digest}")
     for note in left_out:
         console.print(f"  [yellow]left out:[/] {escape(note)}")
