@@ -19,7 +19,7 @@ from portbench.store.schema import SCHEMA_VERSION
 from .cells import CaseSpec, CellSpec, counts, write_cell
 
 sys.path.insert(0, str(ROOT / "benchmarks"))
-from store_data import bulk  # noqa: E402
+from store_data import bulk
 
 
 def _store(tmp_path: Path) -> Path:
@@ -72,9 +72,9 @@ def test_a_store_of_a_newer_schema_is_refused_in_one_sentence(
     con.close()
     before = store.read_bytes()
     for write in (True, False):
-        with pytest.raises(StoreError, match="schema 99, newer than this portbench"):
-            with open_store(store, write=write):
-                pass
+        refused = pytest.raises(StoreError, match="schema 99, newer than this portbench")
+        with refused, open_store(store, write=write):
+            pass
     assert main(["scoreboard", "--store", str(store), "--out", str(tmp_path / "site")]) == 8
     assert "upgrade portbench" in capsys.readouterr().err
     assert store.read_bytes() == before
