@@ -11,6 +11,7 @@ machine).
 from __future__ import annotations
 
 from collections import defaultdict
+from collections.abc import Iterable
 from pathlib import Path
 
 import duckdb
@@ -39,7 +40,7 @@ __all__ = ["load_store_cells"]
 _CELLS = """
 SELECT c.cell_key, c.cell_id, c.plan_json, c.env_json, c.run_id, c.cell_dir
 FROM cells c JOIN cell_state s USING (cell_key)
-WHERE NOT s.tampered
+WHERE NOT s.tampered AND (?::VARCHAR IS NULL OR c.framework = ?)
 """
 
 
@@ -60,14 +61,23 @@ def _grouped(con: duckdb.DuckDBPyConnection, sql: str) -> dict[str, list[tuple[s
     return out
 
 
-def load_store_cells(store: Path) -> list[Cell]:
-    """Every cell of the store that is not tampered, as the report reads cells."""
+def load_store_cells(
+    store: Path, framework: str | None = None, functions: Iterable[str] | None = None
+) -> list[Cell]:
+    """Every cell of the store that is not tampered, as the report reads cells: all of
+    them, or those of ``framework``, holding only the records of ``functions`` (the store
+    narrows a query with its own index: what ``portbench scan`` asks of evidence)."""
+    wanted = sorted(set(functions)) if functions is not None else None
     with open_store(store, write=False) as con:
-        cells = con.execute(_CELLS).fetchall()
+        cells = con.execute(_CELLS, [framework, framework]).fetchall()
+        con.execute("CREATE TEMP TABLE wanted (function VARCHAR)")
+        if wanted:
+            con.executemany("INSERT INTO wanted VALUES (?)", [[f] for f in wanted])
         records = _grouped(
             con,
             "SELECT cell_key, record_kind, record_json FROM counted_records "
-            "ORDER BY cell_key, started_at, case_id",
+            + ("WHERE function IN (SELECT function FROM wanted) " if wanted is not None else "")
+            + "ORDER BY cell_key, started_at, case_id",
         )
         sessions = _grouped(
             con,

@@ -49,3 +49,20 @@ def test_a_tampered_cell_is_not_in_the_report_from_the_store(tmp_path: Path) -> 
     assert main(["ingest", "--store", str(store), str(runs)]) == 0
     cells = load_store_cells(store)
     assert [str(c.path) for c in cells] == ["good/torch-cpu-current"]
+
+
+def test_a_query_narrowed_to_a_framework_and_its_functions(tmp_path: Path) -> None:
+    runs = tmp_path / "runs"
+    write_cell(
+        runs,
+        CellSpec("torch", "cpu", "2.13.0", [CaseSpec("torch.add::a"), CaseSpec("torch.sub::a")]),
+        "t",
+    )
+    write_cell(runs, CellSpec("jax", "cpu", "0.6.2", [CaseSpec("jax.numpy.add::a")]), "j")
+    store = tmp_path / "s.duckdb"
+    assert main(["ingest", "--store", str(store), str(runs)]) == 0
+    (cell,) = load_store_cells(store, "torch", ["torch.sub"])
+    assert cell.cell_id == "torch/cpu/current" and [r.case for r in cell.records] == [
+        "torch.sub::a"
+    ]
+    assert len(load_store_cells(store)) == 2
