@@ -13,7 +13,8 @@ file or folder, a name outside the layout or twice, a file that CONTENTS.json do
 list (or lists and the archive lacks), a size or hash that differs. The files are written
 under names made here (never the archive's) into a fresh folder, and every cell is then
 read strictly through the typed layer (:func:`.bundle.read_cell`): a record the reader
-refuses refuses the archive. Nothing is stored until all of it passed.
+refuses refuses the archive. It is stored in one transaction: a refusal, wherever it
+comes, rolls back all of it.
 """
 
 from __future__ import annotations
@@ -25,15 +26,16 @@ import os
 import re
 import tarfile
 from collections.abc import Iterator
-from dataclasses import dataclass, field, replace
+from dataclasses import dataclass, field
 from pathlib import Path, PurePosixPath
 from typing import IO
 
 from portbench_runner.contract import DOCUMENT, LineRefused, dumps, read_json, strict
 
 from ..results.safeio import open_nofollow
-from .bundle import CellBundle, CellRefused, NotACell, read_cell
+from .bundle import CellBundle, NotACell, read_cell
 from .db import StoreError
+from .reading import CellJob
 
 __all__ = [
     "ARCHIVE_ROOT",
@@ -44,6 +46,7 @@ __all__ = [
     "PackResult",
     "check_archive",
     "pack_cells",
+    "refused_cell",
 ]
 
 ARCHIVE_ROOT = "portbench-cells"
@@ -166,10 +169,15 @@ def pack_cells(cell_dirs: list[Path], handle: IO[bytes]) -> tuple[int, int, list
 
 @dataclass(frozen=True)
 class CheckedArchive:
-    """An archive every check passed, its cells read strictly, and its hash."""
+    """An archive whose layout, list and hashes passed, its cells written under names made
+    here; each is then read strictly (:meth:`jobs`), and any refusal refuses the archive."""
 
-    bundles: tuple[CellBundle, ...]
+    cells: tuple[tuple[str, str, Path], ...]
+    """(run, cell, folder) of each cell: the archive's names, and where its files are."""
     sha256: str
+
+    def jobs(self) -> list[CellJob]:
+        return [CellJob(folder, True, run, cell) for run, cell, folder in self.cells]
 
 
 def _refuse(archive: Path, why: str) -> ArchiveRefused:
@@ -340,26 +348,20 @@ def _unpack(archive: Path, staging: Path) -> tuple[dict[tuple[str, str], Path], 
 
 
 def check_archive(archive: Path, staging: Path) -> CheckedArchive:
-    """Every check of an archive from elsewhere, its cells read strictly; ``staging`` is a
-    new, empty folder for its files. Raises :class:`ArchiveRefused` in one sentence."""
+    """Every check of an archive from elsewhere but the reading of its cells; ``staging``
+    is a new, empty folder for its files. Raises :class:`ArchiveRefused` in one sentence."""
     try:
         cells, digest = _unpack(archive, staging)
     except (ValueError, tarfile.TarError, EOFError, OSError, gzip.BadGzipFile) as exc:
         raise _refuse(archive, str(exc) or type(exc).__name__) from None
-    bundles: list[CellBundle] = []
-    for (run, cell), folder in sorted(cells.items()):
-        where = f"{run}/{cell}"
-        if not (folder / "plan.json").exists():
-            raise _refuse(archive, f"the cell {where} has no plan.json")
-        try:
-            bundle = read_cell(folder, strict=True, where=where)
-        except (CellRefused, NotACell) as exc:
-            raise _refuse(archive, f"the cell {exc}") from None
-        bundles.append(_named(bundle, run, cell))
-    if not bundles:
+    if not cells:
         raise _refuse(archive, "it holds no cell")
-    return CheckedArchive(tuple(bundles), digest)
+    for (run, cell), folder in cells.items():
+        if not (folder / "plan.json").exists():
+            raise _refuse(archive, f"the cell {run}/{cell} has no plan.json")
+    return CheckedArchive(tuple((r, c, f) for (r, c), f in sorted(cells.items())), digest)
 
 
-def _named(bundle: CellBundle, run: str, cell: str) -> CellBundle:
-    return replace(bundle, run_id=run, cell_dir=cell)
+def refused_cell(archive: Path, exc: Exception) -> ArchiveRefused:
+    """The archive's refusal for a cell the typed reader refused."""
+    return _refuse(archive, f"the cell {exc}")

@@ -8,7 +8,6 @@ import hashlib
 import os
 import tempfile
 import time
-from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
@@ -16,14 +15,15 @@ from rich.console import Console
 from rich.markup import escape
 
 from ..errors import UsageError
-from ..paths import results_dir
+from ..paths import project_root, results_dir
 from ..report.load import find_cells
 from ..writable import cannot_write, require_writable
-from .archive import check_archive, pack_cells
-from .bundle import CellBundle, NotACell, read_cell
+from .archive import check_archive, pack_cells, refused_cell
+from .bundle import CellRefused, NotACell
 from .db import default_store, open_store
 from .export import EXPORT, export_store, ingest_export
-from .ingest import IngestSummary, Source, ingest_bundles
+from .ingest import IngestSummary, Source, ingest_jobs
+from .reading import CellJob
 
 __all__ = ["register"]
 
@@ -66,6 +66,13 @@ def register(subparsers: Any) -> None:
         action="store_true",
         help="an export's records are also read back one by one through the typed reader",
     )
+    ingest.add_argument(
+        "--jobs",
+        type=int,
+        default=None,
+        metavar="N",
+        help="processes that read cells (default: the CPUs, at most 8; 1: this process only)",
+    )
     ingest.set_defaults(func=_ingest)
     pack = subparsers.add_parser(
         "pack",
@@ -80,25 +87,28 @@ def register(subparsers: Any) -> None:
     pack.set_defaults(func=_pack)
 
 
-def _bundles(cells: list[Path], summary_notes: list[str]) -> Iterator[CellBundle]:
-    for path in cells:
-        try:
-            yield read_cell(path, strict=False)
-        except NotACell as exc:
-            summary_notes.append(str(exc))
+def _ingest_cells(con: Any, cells: list[Path], name: str, workers: int | None) -> IngestSummary:
+    jobs = [CellJob(path) for path in cells]
+    return ingest_jobs(con, jobs, Source(name, "directory"), workers)
 
 
-def _ingest_cells(con: Any, cells: list[Path], name: str) -> IngestSummary:
-    notes: list[str] = []
-    summary = ingest_bundles(con, _bundles(cells, notes), Source(name, "directory"))
-    summary.notes[:0] = notes
-    return summary
-
-
-def _ingest_archive(con: Any, path: Path) -> IngestSummary:
+def _ingest_archive(con: Any, path: Path, workers: int | None) -> IngestSummary:
     with tempfile.TemporaryDirectory(prefix="portbench-ingest-") as staging:
         checked = check_archive(path, Path(staging) / "cells")
-        return ingest_bundles(con, checked.bundles, Source(str(path), "archive", checked.sha256))
+        source = Source(str(path), "archive", checked.sha256)
+        try:
+            return ingest_jobs(con, checked.jobs(), source, workers)
+        except (CellRefused, NotACell) as exc:
+            raise refused_cell(path, exc) from None
+
+
+def _shown(path: Path) -> str:
+    """A folder as the store records its source: relative to the project where it is in it
+    (the default, results/), so no path of this machine goes into a shared store."""
+    try:
+        return str(path.resolve().relative_to(project_root()))
+    except ValueError:
+        return str(path)
 
 
 def _study_paths(source: str) -> list[Path]:
@@ -131,13 +141,13 @@ def _ingest(args: argparse.Namespace) -> int:
                 console.print(escape(summary.sentence()))
                 continue
             if path.is_file():
-                result = _ingest_archive(con, path)
+                result = _ingest_archive(con, path, args.jobs)
             else:
-                result = _ingest_cells(con, find_cells([path]), str(path))
+                result = _ingest_cells(con, find_cells([path]), _shown(path), args.jobs)
             records += result.records_read
             _print(console, result)
         if args.study is not None:
-            study = _ingest_cells(con, _study_paths(args.study), "the study's cells")
+            study = _ingest_cells(con, _study_paths(args.study), "the study's cells", args.jobs)
             records += study.records_read
             _print(console, study)
         if args.export is not None:

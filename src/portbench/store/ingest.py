@@ -23,6 +23,7 @@ import pyarrow as pa
 
 from .. import __version__
 from .bundle import CellBundle
+from .reading import CellJob, CellRead, read_bundle, read_cells
 from .rows import (
     CELL_COLUMNS,
     PLANNED_COLUMNS,
@@ -30,11 +31,18 @@ from .rows import (
     SESSION_COLUMNS,
     Batch,
     CellRows,
-    cell_rows,
 )
 from .schema import SCHEMA_VERSION
 
-__all__ = ["BATCH_RECORDS", "IngestSummary", "Source", "ingest_bundles", "insert_table"]
+__all__ = [
+    "BATCH_RECORDS",
+    "IngestSummary",
+    "Source",
+    "ingest_bundles",
+    "ingest_jobs",
+    "ingest_reads",
+    "insert_table",
+]
 
 #: Records gathered before they are sent to DuckDB in one Arrow table.
 BATCH_RECORDS = 50_000
@@ -207,32 +215,32 @@ class _Writer:
             self.summary.records_added += 1
 
 
-def _rows(bundles: Iterable[CellBundle], ingest: str, summary: IngestSummary) -> Iterator[CellRows]:
-    for bundle in bundles:
+def _reads(reads: Iterable[CellRead], summary: IngestSummary) -> Iterator[CellRows]:
+    for read in reads:
+        if read.rows is None:
+            summary.notes.append(read.note or f"{read.where}: not read")
+            continue
         summary.cells_read += 1
-        summary.records_read += len(bundle.records)
-        summary.skipped_lines += bundle.skipped
-        if bundle.skipped:
-            where = f"{bundle.run_id}/{bundle.cell_dir}"
+        summary.records_read += read.records
+        summary.skipped_lines += read.skipped
+        if read.skipped:
             summary.notes.append(
-                f"{where}: {bundle.skipped} line(s) skipped ({'; '.join(bundle.problems[:3])})"
+                f"{read.where}: {read.skipped} line(s) skipped ({'; '.join(read.problems[:3])})"
             )
-        yield cell_rows(bundle, ingest)
+        yield read.rows
 
 
-def ingest_bundles(
-    con: duckdb.DuckDBPyConnection,
-    bundles: Iterable[CellBundle],
-    source: Source,
+def ingest_reads(
+    con: duckdb.DuckDBPyConnection, reads: Iterable[CellRead], source: Source, ingest: str
 ) -> IngestSummary:
-    """Store the cells ``bundles`` yields, in one transaction; the summary says what was
-    new."""
+    """Store the cells ``reads`` yields (read for the ingest ``ingest``), in one
+    transaction; the summary says what was new. Anything raised while reading rolls the
+    whole ingest back."""
     summary = IngestSummary(source)
-    ingest = uuid.uuid4().hex
     con.execute("BEGIN TRANSACTION")
     try:
         writer = _Writer(con, summary)
-        for rows in _rows(bundles, ingest, summary):
+        for rows in _reads(reads, summary):
             writer.add(rows)
         writer.flush()
         if summary.cells_added or summary.records_added or summary.sessions_added:
@@ -243,6 +251,28 @@ def ingest_bundles(
         con.execute("ROLLBACK")
         raise
     return summary
+
+
+def new_ingest_id() -> str:
+    return uuid.uuid4().hex
+
+
+def ingest_bundles(
+    con: duckdb.DuckDBPyConnection, bundles: Iterable[CellBundle], source: Source
+) -> IngestSummary:
+    """Store cells already read (in this process), in one transaction."""
+    ingest = new_ingest_id()
+    reads = (read_bundle(b, ingest, f"{b.run_id}/{b.cell_dir}") for b in bundles)
+    return ingest_reads(con, reads, source, ingest)
+
+
+def ingest_jobs(
+    con: duckdb.DuckDBPyConnection, jobs: list[CellJob], source: Source, workers: int | None = None
+) -> IngestSummary:
+    """Read the cell folders of ``jobs`` (in a pool of processes where there is much to
+    read) and store them, in one transaction."""
+    ingest = new_ingest_id()
+    return ingest_reads(con, read_cells(jobs, ingest, workers), source, ingest)
 
 
 def _log_ingest(con: duckdb.DuckDBPyConnection, ingest: str, summary: IngestSummary) -> None:

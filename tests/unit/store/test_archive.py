@@ -200,3 +200,40 @@ def test_a_report_archive_or_garbage_is_refused(tmp_path: Path) -> None:
     result = portbench("ingest", "--store", str(store), str(garbage))
     assert result.returncode != 0 and "refused whole" in result.stderr
     assert "Traceback" not in result.stderr
+
+
+def test_cells_read_in_worker_processes_store_the_same_and_a_refusal_there_refuses_whole(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from portbench.store import reading
+    from portbench.store.archive import ArchiveRefused
+    from portbench.store.commands import _ingest_archive, _ingest_cells
+    from portbench.store.db import open_store
+
+    monkeypatch.setattr(reading, "POOL_MIN_BYTES", 0)  # a pool even for small cells
+    archive = _pack(tmp_path)
+    pooled, single = tmp_path / "pooled.duckdb", tmp_path / "single.duckdb"
+    with open_store(pooled, write=True) as con:
+        assert _ingest_archive(con, archive, 2).records_added == 3
+    with open_store(single, write=True) as con:
+        cells = sorted(p.parent for p in (tmp_path / "runs").rglob("plan.json"))
+        assert _ingest_cells(con, cells, "runs", 1).records_added == 3
+    import duckdb
+
+    def rows(store: Path) -> list[tuple[str, ...]]:
+        con = duckdb.connect(str(store), read_only=True)
+        try:
+            return sorted(
+                con.execute("SELECT cell_key, record_sha256, outcome FROM records").fetchall()
+            )
+        finally:
+            con.close()
+
+    assert rows(pooled) == rows(single)
+    members = _members(archive)
+    _record_the_reader_refuses(members)
+    _write(members, archive)
+    before = counts(pooled)
+    with open_store(pooled, write=True) as con, pytest.raises(ArchiveRefused, match="do not read"):
+        _ingest_archive(con, archive, 2)
+    assert counts(pooled) == before
