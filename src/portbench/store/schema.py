@@ -7,6 +7,10 @@ Store schema history (``meta.schema``; docs/store.md describes every column):
   2 - ``planned`` (each function a cell's plan lists, with its number of cases): the
       denominator of every portability count, a function with no record included; filled
       for the cells a schema 1 store holds from their stored plans.
+  3 - the stored JSON (records, session lines, plans, envs) and the content hashes kept with
+      zstd (DuckDB's column compression) instead of DuckDB's choice of dictionary and FSST:
+      about a third less disk for the same rows (benchmarks/store_bench.py); the tables
+      are rebuilt, their rows unchanged.
 A store of a newer schema is refused with one sentence; an older one is migrated, step by
 step, in one transaction, when it is opened for writing.
 
@@ -24,8 +28,8 @@ import duckdb
 
 __all__ = ["SCHEMA_VERSION", "Migration", "create", "migrations", "tables_of", "views"]
 
-SCHEMA_VERSION = 2
-_TABLES = {1: ("ingests", "cells", "sessions", "records"), 2: ("planned",)}
+SCHEMA_VERSION = 3
+_TABLES = {1: ("ingests", "cells", "sessions", "records"), 2: ("planned",), 3: ()}
 
 _TABLES_V1 = (
     """
@@ -222,9 +226,38 @@ _PLANNED_V2 = (
 )
 
 
+#: Columns kept with zstd from schema 3: long JSON texts and random hashes, which DuckDB's
+#: own string compression (dictionary, FSST) barely shrinks.
+_ZSTD_V3 = {
+    "records": ("record_json", "record_sha256", "message"),
+    "sessions": ("line_json", "session_sha256"),
+    "cells": ("plan_json", "env_json"),
+}
+
+
+def _zstd_columns(con: duckdb.DuckDBPyConnection) -> None:
+    """Rebuild each table of :data:`_ZSTD_V3` with its long texts compressed by zstd (the
+    views that read them are made again after every migration)."""
+    for view in ("case_results", "counted_records", "cell_state"):
+        con.execute(f"DROP VIEW IF EXISTS {view}")
+    for table, packed in _ZSTD_V3.items():
+        columns = con.execute(f"DESCRIBE {table}").fetchall()
+        parts = []
+        for name, kind, nullable, *_ in columns:
+            part = f"{name} {kind}" + ("" if nullable == "YES" else " NOT NULL")
+            parts.append(part + (" USING COMPRESSION zstd" if name in packed else ""))
+        con.execute(f"CREATE TABLE {table}_v3 ({', '.join(parts)})")
+        con.execute(f"INSERT INTO {table}_v3 SELECT * FROM {table}")
+        con.execute(f"DROP TABLE {table}")
+        con.execute(f"ALTER TABLE {table}_v3 RENAME TO {table}")
+
+
 def migrations() -> list[Migration]:
     """Every step from schema 1 to :data:`SCHEMA_VERSION`, in order."""
-    return [Migration(2, "planned functions per cell", _statements(*_PLANNED_V2))]
+    return [
+        Migration(2, "planned functions per cell", _statements(*_PLANNED_V2)),
+        Migration(3, "long texts and hashes kept with zstd", _zstd_columns),
+    ]
 
 
 def tables_of(version: int) -> tuple[str, ...]:

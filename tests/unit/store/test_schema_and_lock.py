@@ -63,6 +63,32 @@ def test_a_schema_1_store_is_migrated_and_its_planned_functions_come_from_its_pl
     assert "torch.mul" in {row[1] for row in expected}  # a function with no record counts
 
 
+def test_migrating_keeps_every_row_and_packs_the_long_texts(tmp_path: Path) -> None:
+    store = _store(tmp_path)
+    tables = ("cells", "sessions", "records", "planned", "ingests")
+    con = duckdb.connect(str(store))
+    before = {t: sorted(con.execute(f"SELECT * FROM {t}").fetchall(), key=repr) for t in tables}
+    # What a schema 2 store was: the same tables, their texts compressed as DuckDB chose.
+    for view in ("case_results", "counted_records", "cell_state"):
+        con.execute(f"DROP VIEW {view}")
+    for table in ("records", "sessions", "cells"):
+        con.execute(f"CREATE TABLE {table}_v2 AS SELECT * FROM {table}")
+        con.execute(f"DROP TABLE {table}")
+        con.execute(f"ALTER TABLE {table}_v2 RENAME TO {table}")
+    con.execute("UPDATE meta SET value = '2' WHERE key = 'schema'")
+    con.close()
+    with open_store(store, write=True) as con:
+        con.execute("CHECKPOINT")
+        after = {t: sorted(con.execute(f"SELECT * FROM {t}").fetchall(), key=repr) for t in tables}
+        packed = con.execute(
+            "SELECT DISTINCT compression FROM pragma_storage_info('records') "
+            "WHERE column_name = 'record_json' AND segment_type = 'VARCHAR'"
+        ).fetchall()
+        assert con.execute("SELECT count(*) FROM case_results").fetchone() == (3,)
+    assert after == before
+    assert packed == [("ZSTD",)]
+
+
 def test_a_store_of_a_newer_schema_is_refused_in_one_sentence(
     tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
