@@ -32,6 +32,7 @@ from portbench_runner.contract import (  # noqa: E402
     EnvDocument,
     ErrorInfo,
     EvidenceKind,
+    FallbackSettings,
     Integrity,
     IntegrityVerdict,
     Outcome,
@@ -116,6 +117,8 @@ class CellSpec:
     label: str | None = None
     extra_functions: list[str] = field(default_factory=list)
     """Functions the plan lists with no case recorded (the denominator)."""
+    soft_placement: bool = False
+    """TensorFlow's soft device placement (the study's ``study-soft`` experiment)."""
 
 
 def _plan(spec: CellSpec) -> Plan:
@@ -152,6 +155,7 @@ def _plan(spec: CellSpec) -> Plan:
         ),
         prediction=Prediction(PredictionMethod.LOWERED, spec.predicted) if spec.predicted else None,
         label=spec.label,
+        fallback=FallbackSettings(soft_placement=spec.soft_placement),
     )
 
 

@@ -47,12 +47,18 @@ class SeriesKey:
     """Evidence kind: observed, predicted, declared."""
     suite: str
     """cases (portbench's manifests), study (the study's tests), census (operators)."""
+    variant: str = ""
+    """A setting that changes what an outcome means: ``soft placement`` (TensorFlow let ops
+    leave the device: the study's ``study-soft`` cells, ``bench --soft-placement``)."""
 
     @property
     def title(self) -> str:
         suite = {"cases": "", "study": " (the study's tests)", "census": " (census)"}
         kind = "" if self.kind == "observed" else f", {self.kind}"
-        return f"{self.framework} on {self.target}{kind}{suite.get(self.suite, self.suite)}"
+        variant = f", {self.variant}" if self.variant else ""
+        return (
+            f"{self.framework} on {self.target}{kind}{variant}{suite.get(self.suite, self.suite)}"
+        )
 
 
 @dataclass(frozen=True)
@@ -80,13 +86,14 @@ class Run:
     cell_dir: str | None
     label: str | None
     last_status: str | None
+    variant: str
     source: str
     ingested_on: str
     ingested_at: datetime
 
     @property
     def series(self) -> SeriesKey:
-        return SeriesKey(self.framework, self.target, self.kind, self.suite)
+        return SeriesKey(self.framework, self.target, self.kind, self.suite, self.variant)
 
     @property
     def order(self) -> tuple[int, datetime, str]:
@@ -164,19 +171,14 @@ class StoreData:
     runs: list[Run]
     """Every run read, all series."""
 
-    def known_releases(self) -> dict[str, str]:
-        """The newest release any stored cell names, per framework."""
-        newest: dict[str, str] = {}
-        for run in self.runs:
-            if run.release and release_key(run.release) > release_key(newest.get(run.framework)):
-                newest[run.framework] = run.release
-        return newest
-
 
 _RUNS = """
 SELECT c.cell_key, c.cell_id, c.framework, c.accelerator, c.profile, c.backend, c.suite,
        c.release, c.evidence_kind, c.device_model, c.driver, c.runtime, c.python, c.numpy,
        c.machine, c.started_at, c.run_id, c.cell_dir, c.label, s.last_status,
+       CASE WHEN c.profile = 'study-soft' OR coalesce(try_cast(
+           json_extract_string(c.plan_json, '$.fallback.soft_placement') AS BOOLEAN), false)
+       THEN 'soft placement' ELSE '' END,
        i.source, i.machine, i.ingested_at
 FROM cells c JOIN cell_state s USING (cell_key) JOIN ingests i USING (ingest_id)
 WHERE NOT s.tampered
@@ -200,14 +202,14 @@ WHERE s.tampered ORDER BY c.cell_id
 def _run(row: tuple[object, ...]) -> Run:
     (key, cell_id, framework, accelerator, profile, backend, suite, release, kind, device,
      driver, runtime, python, numpy, machine, started, run_id, cell_dir, label, status,
-     source, ingested_on, ingested_at) = row  # fmt: skip
+     variant, source, ingested_on, ingested_at) = row  # fmt: skip
     target = str(accelerator) if kind == "observed" else _TARGET.sub("", str(accelerator))
     return Run(
         str(key), str(cell_id), str(framework), str(accelerator), target, str(profile),
         _opt(backend), str(suite), _opt(release), str(kind), _opt(device), _opt(driver),
         _opt(runtime), _opt(python), _opt(numpy), _opt(machine),
         started if isinstance(started, datetime) else None, _opt(run_id), _opt(cell_dir),
-        _opt(label), _opt(status), str(source), str(ingested_on),
+        _opt(label), _opt(status), str(variant), str(source), str(ingested_on),
         ingested_at if isinstance(ingested_at, datetime) else datetime.min,
     )  # fmt: skip
 

@@ -9,6 +9,7 @@ from collections import defaultdict
 from dataclasses import dataclass, field
 from datetime import datetime
 
+from ..store.facts import release_key
 from .history import ReleaseView, transitions
 from .model import Result, SeriesKey
 from .regressions import SeriesReport
@@ -44,8 +45,11 @@ def when(moment: datetime | None) -> str:
     return moment.strftime("%Y-%m-%d") if moment else "—"
 
 
-def series_order(key: SeriesKey) -> tuple[int, int, str, str]:
-    return (KIND_ORDER.get(key.kind, 9), SUITE_ORDER.get(key.suite, 9), key.framework, key.target)
+def series_order(key: SeriesKey) -> tuple[int, int, str, str, str]:
+    return (
+        KIND_ORDER.get(key.kind, 9), SUITE_ORDER.get(key.suite, 9), key.variant,
+        key.framework, key.target,
+    )  # fmt: skip
 
 
 # -- the home matrix -------------------------------------------------------------------------
@@ -68,6 +72,7 @@ class MatrixCell:
 class Matrix:
     kind: str
     suite: str
+    variant: str = ""
     frameworks: list[str] = field(default_factory=list)
     targets: list[str] = field(default_factory=list)
     cells: dict[tuple[str, str], MatrixCell] = field(default_factory=dict)
@@ -84,27 +89,40 @@ class Matrix:
             "predicted": "predicted without the hardware (not observed)",
             "declared": "declared by a kernel registry or dispatcher (not observed)",
         }.get(self.kind, self.kind)
-        return f"{suite}: {kind}"
+        variant = f", {self.variant}" if self.variant else ""
+        return f"{suite}{variant}: {kind}"
 
 
 def _stale(key: SeriesKey, release: str, known: dict[str, Known]) -> str | None:
-    from ..store.facts import release_key
-
+    """Why the series is behind, if a newer release is known (never for the study: its
+    cells are a record of 2023, not something to bring up to date)."""
+    if key.suite == "study":
+        return None
     newest = known.get(key.framework)
     if newest is None or release_key(newest.release) <= release_key(release):
         return None
     return f"{key.framework} {newest.release} is known ({newest.source}); this holds {release}"
 
 
+def _share(counts: dict[str, int], total: int) -> str:
+    """The pass share, or "no outcomes" where no function has one (the study's cells of
+    devices it timed without recording outcomes)."""
+    if not total or counts.get("untested", 0) == total:
+        return "no outcomes"
+    return f"{100 * counts.get('pass', 0) / total:.0f}% pass"
+
+
 def matrices(reports: list[SeriesReport], known: dict[str, Known]) -> list[Matrix]:
     """One matrix per evidence kind and suite: framework x target, each at its newest release."""
-    out: dict[tuple[str, str], Matrix] = {}
+    out: dict[tuple[str, str, str], Matrix] = {}
     for report in sorted(reports, key=lambda r: series_order(r.key)):
         key = report.key
         if not report.views:
             continue
         view = report.views[-1]
-        matrix = out.setdefault((key.kind, key.suite), Matrix(key.kind, key.suite))
+        matrix = out.setdefault(
+            (key.kind, key.suite, key.variant), Matrix(key.kind, key.suite, key.variant)
+        )
         if key.framework not in matrix.frameworks:
             matrix.frameworks.append(key.framework)
         if key.target not in matrix.targets:
@@ -116,7 +134,7 @@ def matrices(reports: list[SeriesReport], known: dict[str, Known]) -> list[Matri
             release=view.release,
             counts={o: counts.get(o, 0) for o in OUTCOMES},
             total=total,
-            pass_share=f"{100 * counts.get('pass', 0) / total:.0f}%" if total else "—",
+            pass_share=_share(counts, total),
             newest=when(view.newest),
             stale=_stale(key, view.release, known),
             broke=len(last_pair.of("broke")) if last_pair else 0,
@@ -162,6 +180,11 @@ class SeriesTable:
     function_outcomes: list[str]
     cases: list[CaseRow]
     evidence: list[EvidenceRow]
+
+    @property
+    def moves(self) -> list[tuple[str, str]]:
+        """(case, move) of every case whose outcome moved between releases."""
+        return [(row.case, change) for row in self.cases for change in row.changes]
 
 
 @dataclass

@@ -193,3 +193,28 @@ def test_predicted_evidence_is_its_own_series_never_merged_with_the_observed(
     assert main(["scoreboard", "--store", str(store), "--out", str(tmp_path / "site")]) == 0
     html = (tmp_path / "site" / "index.html").read_text()
     assert "observed on the device" in html and "predicted without the hardware" in html
+
+
+def test_soft_placement_is_a_series_of_its_own_never_runs_of_the_same_release(
+    tmp_path: Path,
+) -> None:
+    runs = tmp_path / "runs"
+    case = "tf.sparse.to_dense::float32"
+    write_cell(
+        runs,
+        CellSpec("tensorflow", "gpu-t4", "2.11.0", [CaseSpec(case, "fail", "no GPU kernel")]),
+        "standard",
+    )
+    write_cell(
+        runs,
+        CellSpec(
+            "tensorflow", "gpu-t4", "2.11.0", [CaseSpec(case)], soft_placement=True, host="soft"
+        ),
+        "soft",
+    )
+    store = tmp_path / "s.duckdb"
+    assert main(["ingest", "--store", str(store), str(runs)]) == 0
+    _, reports = build_reports(store)
+    titles = sorted(r.key.title for r in reports)
+    assert titles == ["tensorflow on gpu-t4", "tensorflow on gpu-t4, soft placement"]
+    assert all(not view.flaky for r in reports for view in r.views)
