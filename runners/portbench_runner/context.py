@@ -29,8 +29,10 @@ def parse_version(text: str) -> Tuple[int, ...]:
     return tuple(parts)
 
 
-def _fallback_summary(evidence: Dict[str, Any]) -> str:
-    items = [f"{item['kind']} {item['what']}" for item in evidence.get("host_work", [])[:3]]
+def _fallback_summary(evidence: Dict[str, object]) -> str:
+    work = evidence.get("host_work")
+    listed = work[:3] if isinstance(work, list) else []
+    items = [f"{item.get('kind')} {item.get('what')}" for item in listed if isinstance(item, dict)]
     return (
         f"work ran on the host ({evidence.get('probe')} for {evidence.get('platform')}): "
         + "; ".join(items)
@@ -78,9 +80,9 @@ class Context:
         self.accelerator = accelerator_id
         self._timing_settings = timing
         self._stage = "setup"
-        self.timing: Optional[Dict[str, Any]] = None
+        self.timing: Optional[Dict[str, object]] = None
         #: Where the measured call's work ran (``fallback.evidence``), when a probe looked.
-        self.evidence: Optional[Dict[str, Any]] = None
+        self.evidence: Optional[Dict[str, object]] = None
         self._rng: Any = None
 
     @property

@@ -242,9 +242,9 @@ class Worker:
 
     def start(self, collect: bool) -> bool:
         plan = self.plan
-        self.adapter = make_adapter(
-            plan.framework, plan.accelerator.flavor, plan.accelerator.to_json()
-        )
+        acc = plan.accelerator
+        names = {"id": acc.id, "flavor": acc.flavor, "device_match": acc.device_match}
+        self.adapter = make_adapter(plan.framework, acc.flavor, {**names, "generic": acc.generic})
         self.adapter.fallback_settings = plan.fallback.to_json()
         try:
             self.adapter.load()

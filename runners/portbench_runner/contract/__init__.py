@@ -77,6 +77,7 @@ from .fields import (
     MessageInvalid,
     PlanInvalid,
     RecordInvalid,
+    member,
     number_value,
 )
 from .jsonline import (
@@ -294,6 +295,7 @@ __all__ = [
     "iso_time",
     "load_plan",
     "malformed_result",
+    "member",
     "number_value",
     "read_json",
     "result_from_worker",

@@ -18,6 +18,7 @@ from typing import (
     Type,
     TypeVar,
     Union,
+    cast,
 )
 
 from .enums import StrEnum
@@ -33,6 +34,7 @@ __all__ = [
     "RecordInvalid",
     "json_number",
     "json_scalars",
+    "member",
     "number_value",
 ]
 
@@ -68,12 +70,25 @@ _NAMED = {"NaN": math.nan, "Infinity": math.inf, "-Infinity": -math.inf}
 
 def number_value(value: object) -> Optional[float]:
     """A JSON number, or one of the names strict JSON uses for non-finite values; None if
-    ``value`` is neither (a bool is not a number)."""
+    ``value`` is neither (a bool is not a number, and a float literal that overflowed to an
+    infinity, ``1e999``, is none either: strict JSON names its infinities)."""
     if isinstance(value, str):
         return _NAMED.get(value)
     if isinstance(value, bool) or not isinstance(value, (int, float)):
         return None
-    return float(value)
+    number = float(value)
+    return number if math.isfinite(number) else None
+
+
+def _plain_numbers(items: List[object]) -> Optional[List[float]]:
+    """``items`` when all are finite ints or floats (bools excluded), checked in C (the warm
+    samples of a record are up to a thousand of them); None otherwise."""
+    if not set(map(type, items)) <= {float, int}:
+        return None
+    numbers = cast(List[float], items)
+    if numbers and not (math.isfinite(min(numbers)) and math.isfinite(max(numbers))):
+        return None
+    return numbers
 
 
 def json_number(value: float) -> Union[float, str]:
@@ -85,6 +100,13 @@ def json_number(value: float) -> Union[float, str]:
     return "Infinity" if value > 0 else "-Infinity"
 
 
+def member(value: object, key: str) -> JSONObject:
+    """The object under ``key`` of a decoded JSON object, or {} where there is none (a
+    free-form document read without trusting its shape)."""
+    found = value.get(key) if isinstance(value, dict) else None
+    return found if isinstance(found, dict) else {}
+
+
 def json_scalars(value: object, where: str, error: Type[ContractError]) -> Dict[str, JSONScalar]:
     """An object of scalar values (settings): anything nested is refused."""
     if not isinstance(value, dict):
@@ -93,6 +115,8 @@ def json_scalars(value: object, where: str, error: Type[ContractError]) -> Dict[
     for key, item in value.items():
         if item is not None and not isinstance(item, (str, int, float, bool)):
             raise error(f"{where}: '{key}' is not a string, number or boolean")
+        if isinstance(item, float) and not math.isfinite(item):
+            raise error(f"{where}: '{key}' is not a finite number")
         out[str(key)] = item
     return out
 
@@ -195,8 +219,14 @@ class Fields:
         return None if self.obj.get(key) is None else self.number(key, nonneg)
 
     def numbers(self, key: str, max_items: int, nonneg: bool = False) -> Tuple[float, ...]:
+        items = self.items(key, max_items)
+        plain = _plain_numbers(items)
+        if plain is not None:
+            if nonneg and plain and min(plain) < 0:
+                raise self.fail(f"'{key}' holds a negative number")
+            return tuple(map(float, plain))
         out: List[float] = []
-        for item in self.items(key, max_items):
+        for item in items:
             number = number_value(item)
             if number is None or (nonneg and number < 0):
                 raise self.fail(f"'{key}' holds {str(item)[:20]!r}, not a number")

@@ -9,8 +9,11 @@ within limits checked *before* the decoder runs:
   would raise RecursionError inside it; depth is counted by a linear scan that skips
   strings, so a line nested past the limit is refused without being decoded;
 - keys (a line of a million tiny keys is small in bytes and large in memory);
-- numbers: NaN and the infinities are not JSON, and neither is a number that overflows to
-  one (``1e999``); a number token longer than ``MAX_NUMBER_CHARS`` is refused.
+- numbers: NaN and the infinities are not JSON (their tokens are refused here); an integer
+  token longer than ``MAX_NUMBER_CHARS`` is refused (Python 3.8 turns one into an int in
+  quadratic time). A float literal that overflows (``1e999``) decodes to an infinity, which
+  the typed layer refuses wherever it reads a number (``fields.number_value``): checking it
+  here would cost a Python call per float of every record.
 
 What fails is a :class:`LineRefused` (a ``ValueError``) whose message says why in a few words;
 the caller names the line. The scans cost a ``bytes.count`` each on an ordinary record: the
@@ -135,15 +138,6 @@ def _refuse_constant(name: str) -> Any:
     raise LineRefused(f"not JSON (the non-standard constant {name})")
 
 
-def _finite(text: str) -> float:
-    if len(text) > MAX_NUMBER_CHARS:
-        raise LineRefused(f"a number of {len(text)} characters")
-    value = float(text)
-    if not math.isfinite(value):
-        raise LineRefused(f"a number too large for a float ({text[:20]})")
-    return value
-
-
 def _integer(text: str) -> int:
     if len(text) > MAX_NUMBER_CHARS:
         raise LineRefused(f"a number of {len(text)} characters")
@@ -165,9 +159,7 @@ def read_json(data: Union[bytes, str], limits: Limits = LINE) -> object:
     except UnicodeDecodeError:
         raise LineRefused("not UTF-8") from None
     try:
-        return json.loads(
-            text, parse_constant=_refuse_constant, parse_float=_finite, parse_int=_integer
-        )
+        return json.loads(text, parse_constant=_refuse_constant, parse_int=_integer)
     except LineRefused:
         raise
     except (ValueError, RecursionError) as exc:

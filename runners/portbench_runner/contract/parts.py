@@ -4,6 +4,7 @@ refuses what the published schema refuses) and written by ``to_json``."""
 
 from __future__ import annotations
 
+import math
 from dataclasses import dataclass, field
 from typing import Dict, FrozenSet, List, Optional, Tuple, Union
 
@@ -148,7 +149,9 @@ class WarmTiming:
         _put(out, "ci95_rel", _opt_number(self.ci95_rel))
         _put(out, "stopped_by", self.stopped_by)
         if self.samples_ms:
-            out["samples_ms"] = [json_number(v) for v in self.samples_ms]
+            samples = self.samples_ms
+            finite = math.isfinite(min(samples)) and math.isfinite(max(samples))
+            out["samples_ms"] = list(samples) if finite else [json_number(v) for v in samples]
         return out
 
 
@@ -298,6 +301,8 @@ class Evidence:
                 continue
             if item is not None and not isinstance(item, (str, int, float, bool)):
                 raise f.fail(f"'{key[:40]}' is not a string, number or boolean")
+            if isinstance(item, float) and not math.isfinite(item):
+                raise f.fail(f"'{key[:40]}' is not a finite number")
             extra[key] = item
         work = f.items("host_work", 16) if "host_work" in f.obj else []
         return cls(
@@ -433,7 +438,12 @@ class CensusResult:
         extra = {
             k: v
             for k, v in f.obj.items()
-            if k not in cls.KNOWN and (v is None or isinstance(v, (str, int, float, bool)))
+            if k not in cls.KNOWN
+            and (
+                v is None
+                or isinstance(v, (str, int, bool))
+                or (isinstance(v, float) and math.isfinite(v))
+            )
         }
         if len(extra) + sum(1 for k in f.obj if k in cls.KNOWN) != len(f.obj):
             raise f.fail("holds a nested value under a key this portbench does not know")

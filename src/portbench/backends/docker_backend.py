@@ -47,13 +47,14 @@ ENGINE_LOG = {"type": "json-file", "config": {"max-size": "16m", "max-file": "1"
 CONTAINER_LOG_BYTES = 16 << 20
 
 
-def container_options(accelerator_container: dict[str, Any]) -> dict[str, Any]:
+def container_options(accelerator_container: dict[str, object]) -> dict[str, object]:
     """docker SDK ``containers.run`` options an accelerator adds (images/accelerators.toml)."""
     from docker.types import DeviceRequest
 
-    options: dict[str, Any] = {}
+    options: dict[str, object] = {}
     if accelerator_container.get("gpus"):
-        count = -1 if accelerator_container["gpus"] == "all" else int(accelerator_container["gpus"])
+        gpus = str(accelerator_container["gpus"])
+        count = -1 if gpus == "all" else int(gpus)
         options["device_requests"] = [DeviceRequest(count=count, capabilities=[["gpu"]])]
     if accelerator_container.get("privileged"):
         options["privileged"] = True
@@ -180,7 +181,7 @@ class DockerBackend:
     def _run_container(
         self,
         tag: str,
-        accelerator_container: dict[str, Any],
+        accelerator_container: dict[str, object],
         label_dir: Path,
         budget_s: float,
         command: list[str],
@@ -192,7 +193,7 @@ class DockerBackend:
         from docker.types import LogConfig
 
         client = docker_client()
-        options: dict[str, Any] = {
+        options: dict[str, object] = {
             "network_mode": "none",
             "read_only": True,
             "tmpfs": dict(TMPFS),

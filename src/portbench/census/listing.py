@@ -79,7 +79,7 @@ class CensusListing:
     operators: tuple[ListedOperator, ...]
 
 
-def _field(obj: dict[str, Any], key: str, kind: type, where: str) -> Any:
+def _field(obj: dict[str, object], key: str, kind: type, where: str) -> Any:
     value = obj.get(key)
     # bool is an int to Python, never to a listing.
     if not isinstance(value, kind) or (kind is int and isinstance(value, bool)):

@@ -33,7 +33,6 @@ import statistics
 from collections.abc import Iterator
 from pathlib import Path
 from types import ModuleType
-from typing import Any
 
 from portbench_runner.contract import (
     Rule,
@@ -43,6 +42,7 @@ from portbench_runner.contract import (
     StudyPlan,
     StudyRecord,
     dumps,
+    member,
 )
 
 from ..paths import project_root, state_dir
@@ -115,12 +115,12 @@ def _study_functions(framework: str) -> list[dict[str, str]]:
         return [r for r in csv.DictReader(handle) if r["framework"] == framework]
 
 
-def _failure(test: dict[str, Any]) -> tuple[str, list[str], str] | None:
+def _failure(test: dict[str, object]) -> tuple[str, list[str], str] | None:
     """(stage, exception type names, message) of the first failed phase, or None."""
     for stage in ("setup", "call", "teardown"):
-        phase = test.get(stage) or {}
+        phase = member(test, stage)
         if phase.get("outcome") == "failed":
-            crash = phase.get("crash") or {}
+            crash = member(phase, "crash")
             message = str(crash.get("message") or phase.get("longrepr") or "")
             head, sep, _ = message.partition(": ")
             names = [head.rsplit(".", 1)[-1]] if sep and re.fullmatch(r"[\w.]+", head) else []
@@ -128,9 +128,9 @@ def _failure(test: dict[str, Any]) -> tuple[str, list[str], str] | None:
     return None
 
 
-def _skip_reason(test: dict[str, Any]) -> str:
+def _skip_reason(test: dict[str, object]) -> str:
     for stage in ("setup", "call"):
-        longrepr = (test.get(stage) or {}).get("longrepr")
+        longrepr = member(test, stage).get("longrepr")
         if longrepr:
             return str(longrepr)[-300:]
     return "skipped by the study's test"
@@ -138,7 +138,7 @@ def _skip_reason(test: dict[str, Any]) -> str:
 
 def _timing(
     runs: list[list[float]], test_times: list[float], n_files: int
-) -> dict[str, Any] | None:
+) -> dict[str, object] | None:
     ops = [op for run in runs for op in run]
     if not ops:
         return None
@@ -166,17 +166,17 @@ def _timing(
 
 
 def _outcome_fields(
-    test: dict[str, Any] | None,
+    test: dict[str, object] | None,
     name: str,
     note: str,
     rules: list[Rule],
     harness: tuple[HarnessRule, ...],
     classifier: ModuleType,
-) -> dict[str, Any]:
+) -> dict[str, object]:
     """The record's outcome fields from the device's report (``test`` is None when the
     sub-test is absent from it)."""
     if test is None:
-        fields: dict[str, Any] = {
+        fields: dict[str, object] = {
             "study_outcome": "absent from report",
             "reason": "timed, but absent from this device's test report: outcome unknown",
         }
@@ -217,7 +217,7 @@ def _outcome_fields(
             fields["reason"] = f"the report gives the outcome {outcome!r}"
         failed_with: str | None = None
         if fields.get("outcome") == "fail":
-            failed_with = str((fields.get("error") or {}).get("message") or "")
+            failed_with = str(member(fields, "error").get("message") or "")
         rule = harness_rule_for(harness, name, failed_with, note)
     if rule is not None:
         fields["harness"] = {"rule": rule.id, "why": rule.why}
@@ -258,7 +258,7 @@ def _records(
     runs, test_times, used = _read_runs(files, source)
     # Record key -> (its entry in the timing files, its test in the report): every test of
     # the report and every timed sub-test, each once.
-    entries: dict[str, tuple[str | None, dict[str, Any] | None]] = {}
+    entries: dict[str, tuple[str | None, dict[str, object] | None]] = {}
     if report.tests is not None:
         entries = {k: v for k, v in report.tests.items() if source.select(k)}
     timed = {timing_key for timing_key, _ in entries.values()}
@@ -278,7 +278,7 @@ def _records(
             continue
         function = row["function"]
         name = _DEVICE_SUFFIX.sub("", subtest)
-        record: dict[str, Any] = {
+        record: dict[str, object] = {
             "schema": 1,
             "kind": "study",
             "cell": source.cell,
@@ -336,7 +336,7 @@ def _plan(source: StudySource) -> StudyPlan:
 
 def _env(
     source: StudySource, report: ChosenReport, used: list[str], extra: list[str]
-) -> dict[str, Any]:
+) -> dict[str, object]:
     return {
         "schema": 1,
         "kind": "env",
@@ -369,7 +369,7 @@ def _env(
 
 
 def _write_cell(
-    out: Path, plan: StudyPlan, env: dict[str, Any], records: list[StudyRecord]
+    out: Path, plan: StudyPlan, env: dict[str, object], records: list[StudyRecord]
 ) -> Path:
     cell_dir = out / f"{plan.framework}-{plan.accelerator}-{plan.profile}"
     cell_dir.mkdir(parents=True, exist_ok=True)

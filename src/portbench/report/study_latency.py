@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import statistics
 from collections import defaultdict
+from dataclasses import dataclass
 from typing import Any
 
 from portbench_runner.contract import StudyPlan
@@ -103,7 +104,17 @@ def _why(
     )
 
 
-def published_latency(cells: list[Cell]) -> tuple[Table, dict[str, Any]]:
+@dataclass(frozen=True)
+class Recounted:
+    """How many printed rows of one latency table the recount matched."""
+
+    table: str
+    rows: int
+    matched: int
+    imported: bool
+
+
+def published_latency(cells: list[Cell]) -> tuple[Table, dict[str, Recounted]]:
     """Tables 5-7 recounted from the study's imported T4 and TPU v3 cells, row by row, with
     why a row differs. Returns the table and the match counts per framework."""
     table = Table(
@@ -129,12 +140,12 @@ def published_latency(cells: list[Cell]) -> tuple[Table, dict[str, Any]]:
         for c in latest_cells(cells)
         if c.profile == "study"  # the standard placement only, never study-soft
     }
-    summary: dict[str, Any] = {}
+    summary: dict[str, Recounted] = {}
     for framework, name in LATENCY_TABLES.items():
         gpu, tpu = study.get((framework, "gpu-t4")), study.get((framework, "tpu-v3"))
         rows = published_rows(name)
         if gpu is None or tpu is None:
-            summary[framework] = {"table": name, "rows": len(rows), "matched": 0, "imported": False}
+            summary[framework] = Recounted(name, len(rows), 0, False)
             continue
         values, alone = _recount(gpu, tpu)
         matched = 0
@@ -161,19 +172,14 @@ def published_latency(cells: list[Cell]) -> tuple[Table, dict[str, Any]]:
                     "" if match else _why(test_file, value, alone.get(test_file or ""), row),
                 ]
             )
-        summary[framework] = {
-            "table": name,
-            "rows": len(rows),
-            "matched": matched,
-            "imported": True,
-        }
+        summary[framework] = Recounted(name, len(rows), matched, True)
     note = "; ".join(
-        f"{v['table']} ({k}): {v['matched']}/{v['rows']} rows within rounding"
-        + ("" if v["imported"] else " (study data not imported)")
+        f"{v.table} ({k}): {v.matched}/{v.rows} rows within rounding"
+        + ("" if v.imported else " (study data not imported)")
         for k, v in summary.items()
     )
-    total = sum(v["rows"] for v in summary.values())
-    hit = sum(v["matched"] for v in summary.values())
+    total = sum(v.rows for v in summary.values())
+    hit = sum(v.matched for v in summary.values())
     if total:
         note += f"; overall {hit}/{total} ({100 * hit / total:.1f}%). The recount: {RULE}"
     note += ". " + _headline(table)

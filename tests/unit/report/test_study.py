@@ -295,8 +295,8 @@ def _independent_latency(raw: dict[str, Any], framework: str) -> dict[str, tuple
 
 def test_tables_5_to_7_recounted_row_by_row(cells: list[Cell], raw: dict[str, Any]) -> None:
     table, summary = published_latency(cells)
-    assert sum(v["rows"] for v in summary.values()) == 43 + 51 + 61
-    matched = {k: v["matched"] for k, v in summary.items()}
+    assert sum(v.rows for v in summary.values()) == 43 + 51 + 61
+    matched = {k: v.matched for k, v in summary.items()}
     assert matched == {"torch": 43, "tensorflow": 51, "jax": 61}, [
         r for r in table.rows if r[-2] == "no"
     ]
