@@ -46,9 +46,10 @@ __all__ = [
 
 #: Records gathered before they are sent to DuckDB in one Arrow table.
 BATCH_RECORDS = 50_000
-#: Positions of the columns the checks read in a record row (see rows.RECORD_COLUMNS).
-_CASE_AT = 3
-_DEAD_AT = 22
+#: Positions of the columns the checks read in a record row.
+_NAMES = [name for name, _ in RECORD_COLUMNS]
+_CASE_AT = _NAMES.index("case_id")
+_DEAD_AT = _NAMES.index("for_dead_supervisor")
 
 
 @dataclass(frozen=True)

@@ -10,7 +10,6 @@ env.json: two runs of one plan (same seeds, same image) are two cells.
 from __future__ import annotations
 
 import hashlib
-from collections.abc import Iterable
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -27,7 +26,6 @@ from portbench_runner.contract import (
     strict,
 )
 
-from ..results import AnyRecord
 from .bundle import CellBundle
 from .facts import CellFacts, cell_facts, release_of
 
@@ -239,11 +237,3 @@ def cell_rows(bundle: CellBundle, ingest: str) -> CellRows:
         records,
         cases,
     )
-
-
-def records_of(rows: Iterable[CellRows]) -> int:
-    return sum(len(r.records) for r in rows)
-
-
-# The record kinds a row may hold, for readers that turn rows back into typed records.
-RECORD_TYPES: dict[str, type[AnyRecord]] = {"case": CaseRecord, "study": StudyRecord}
