@@ -111,11 +111,20 @@ def _shown(path: Path) -> str:
         return str(path)
 
 
-def _study_paths(source: str) -> list[Path]:
-    from ..report.commands import study_cells
+def _study_paths(source: str, scratch: Path) -> list[Path]:
+    """The study's cells (portbench import-study): an archive's imported once and cached by
+    its content, as the report does; a checkout's imported afresh into ``scratch``."""
+    from ..report.study import default_archive, import_study, study_cells_dir
 
-    cells = study_cells(None if source == "default" else Path(source))
-    return [cell.path for cell in cells]
+    archive = default_archive() if source == "default" else Path(source)
+    if not archive.exists():
+        raise UsageError(
+            f"{archive} does not exist; pass --study the study's repository or archive"
+        )
+    cache = study_cells_dir(archive) if archive.is_file() else scratch / "study"
+    if not (cache / "NOT-IMPORTED.txt").exists():
+        import_study(archive, cache)
+    return sorted(p for p in cache.iterdir() if p.is_dir())
 
 
 def _ingest(args: argparse.Namespace) -> int:
@@ -147,7 +156,9 @@ def _ingest(args: argparse.Namespace) -> int:
             records += result.records_read
             _print(console, result)
         if args.study is not None:
-            study = _ingest_cells(con, _study_paths(args.study), "the study's cells", args.jobs)
+            with tempfile.TemporaryDirectory(prefix="portbench-study-") as scratch:
+                cells = _study_paths(args.study, Path(scratch))
+                study = _ingest_cells(con, cells, "the study's cells", args.jobs)
             records += study.records_read
             _print(console, study)
         if args.export is not None:

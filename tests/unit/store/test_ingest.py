@@ -169,3 +169,22 @@ def test_a_file_that_is_not_a_store_is_one_sentence(tmp_path: Path, garbage: byt
     result = portbench("scoreboard", "--store", str(store), "--out", str(tmp_path / "site"))
     assert result.returncode != 0
     assert "does not open as a store" in result.stderr and "Traceback" not in result.stderr
+
+
+def test_the_studys_cells_ingest_as_cells_and_a_missing_source_is_one_sentence(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    from portbench.cli import main
+
+    store = tmp_path / "s.duckdb"
+    assert main(["ingest", "--store", str(store), "--study"]) == 0
+    con = duckdb.connect(str(store), read_only=True)
+    suites = con.execute("SELECT DISTINCT suite FROM cells").fetchall()
+    profiles = {row[0] for row in con.execute("SELECT profile FROM cells").fetchall()}
+    study = con.execute("SELECT count(*) FROM case_results WHERE suite = 'study'").fetchone()
+    con.close()
+    assert suites == [("study",)] and profiles == {"study", "study-soft"}
+    assert study is not None and study[0] > 10_000
+    capsys.readouterr()
+    assert main(["ingest", "--store", str(store), "--study", str(tmp_path / "nowhere")]) == 2
+    assert "does not exist" in capsys.readouterr().err
