@@ -55,6 +55,7 @@ from .contract import (
     encode,
     load_plan,
     safe_str,
+    strict,
 )
 from .differential import cpu_reference
 from .envinfo import collect_env
@@ -378,14 +379,15 @@ class Worker:
         """``result`` with the context's timing and evidence, each read as the contract
         says; a case that replaced them with something else broke its own report."""
         try:
-            timing = None if ctx.timing is None else Timing.from_json(ctx.timing, "timing")
+            # In-process floats may be NaN or infinite: named as strict JSON names them.
+            timing = None if ctx.timing is None else Timing.from_json(strict(ctx.timing), "timing")
         except ContractError as exc:
             return _bug(f"the case's timing cannot be reported ({str(exc)[:200]})")
         try:
             # Cut back here: a case may have replaced ctx.evidence with something that
             # would not even fit in one protocol message.
             cleaned = fallback.clean_evidence(ctx.evidence)
-            evidence = None if cleaned is None else Evidence.from_json(cleaned, "evidence")
+            evidence = None if cleaned is None else Evidence.from_json(strict(cleaned), "evidence")
         except Exception:  # planted objects whose str() raises, shapes that do not read
             evidence = None
         return replace(result, timing=timing, evidence=evidence)

@@ -291,7 +291,9 @@ def execute_cell(
         function_counts[outcome] += 1
     result = CellRunResult(cell_dir, status, case_counts, function_counts, wall_s, read.skipped)
     if read.skipped:
-        console.print(f"[yellow]note:[/] {read.summary(cell_dir / 'results.jsonl')}")
+        console.print(
+            f"[yellow]note:[/] {read.summary(cell_dir / 'results.jsonl')}", soft_wrap=True
+        )
     if writer.failure is not None:
         raise writer.failure
     if status == 130 or ended.status is SessionStatus.INTERRUPTED:

@@ -52,7 +52,7 @@ def run_session(
         if new:
             write_plan(plan, cell_dir / "plan.json")
         if writer.previous_summary:
-            console.print(f"[yellow]note:[/] {writer.previous_summary}")
+            console.print(f"[yellow]note:[/] {writer.previous_summary}", soft_wrap=True)
         logs = cell_dir / "logs"
         logs.mkdir(exist_ok=True)
         todo_path = logs / f"todo-{len(list(logs.glob('todo-*.json')))}.json"

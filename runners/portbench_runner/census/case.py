@@ -21,6 +21,7 @@ from ..contract import (
     PlanCase,
     PlanFunction,
     Stage,
+    strict,
 )
 from . import database_module
 
@@ -65,7 +66,7 @@ def run_census_case(
     if expectations:
         observed["database_expects"] = expectations
     try:
-        seen = CensusResult.from_json(observed, "census")
+        seen = CensusResult.from_json(strict(observed), "census")
     except ContractError as exc:
         return CaseResult(Outcome.ERROR, error=ErrorInfo("CaseBug", str(exc)))
     if run.first_failure is None:

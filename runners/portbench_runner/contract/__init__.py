@@ -119,11 +119,7 @@ from .parts import (
     Evidence,
     ExitInfo,
     HostWork,
-    LockRef,
-    MutantInfo,
     OutputInfo,
-    Prediction,
-    Provenance,
     Timing,
     WarmTiming,
     WorkerInfo,
@@ -150,6 +146,7 @@ from .plan_parts import (
     Timeouts,
     TimingSettings,
 )
+from .provenance import LockRef, MutantInfo, Prediction, Provenance
 from .records import RECORD_SCHEMA, RECORD_SCHEMAS, CaseRecord, CaseResult
 from .session import SESSION_SCHEMA, SESSION_SCHEMAS, Integrity, NodeMark, SessionLine
 from .study import (

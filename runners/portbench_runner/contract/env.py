@@ -16,8 +16,8 @@ from dataclasses import dataclass, field
 from typing import Callable, Dict, Optional, TypeVar
 
 from .fields import ContractError, DocumentInvalid, Fields, JSONObject
-from .parts import Provenance
 from .plan_parts import ImageRef
+from .provenance import Provenance
 
 __all__ = ["ENV_SCHEMA", "EnvDocument"]
 

@@ -34,14 +34,12 @@ from .parts import (
     ErrorInfo,
     Evidence,
     ExitInfo,
-    MutantInfo,
     OutputInfo,
-    Prediction,
-    Provenance,
     Timing,
     WorkerInfo,
 )
 from .plan import Plan
+from .provenance import MutantInfo, Prediction, Provenance
 from .records import RECORD_SCHEMA, CaseRecord, CaseResult
 
 __all__ = [

@@ -162,6 +162,9 @@ def read_json(data: Union[bytes, str], limits: Limits = LINE) -> object:
         return json.loads(text, parse_constant=_refuse_constant, parse_int=_integer)
     except LineRefused:
         raise
+    except json.JSONDecodeError as exc:
+        # Where it failed, not the decoder's whole account: a note that stays one short line.
+        raise LineRefused(f"not JSON ({exc.msg}, at byte {exc.pos})") from None
     except (ValueError, RecursionError) as exc:
         # RecursionError cannot happen within the depth limit; caught all the same, since
         # a reader of untrusted input must never die of its input.

@@ -33,7 +33,6 @@ from .bounds import DEFAULT_MAX_RESTARTS, MAX_CASE_ID_CHARS, MAX_DOCUMENT_BYTES,
 from .enums import EvidenceKind, TimingMode
 from .fields import ContractError, Fields, JSONObject, PlanInvalid
 from .jsonline import DOCUMENT, LineRefused, read_json
-from .parts import Prediction, Provenance
 from .plan_parts import (
     CensusEntry,
     CensusSettings,
@@ -47,6 +46,7 @@ from .plan_parts import (
     TimingSettings,
     read_timing,
 )
+from .provenance import Prediction, Provenance
 
 __all__ = [
     "PLAN_SCHEMA",

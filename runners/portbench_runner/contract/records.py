@@ -41,13 +41,11 @@ from .parts import (
     ErrorInfo,
     Evidence,
     ExitInfo,
-    MutantInfo,
     OutputInfo,
-    Prediction,
-    Provenance,
     Timing,
     WorkerInfo,
 )
+from .provenance import MutantInfo, Prediction, Provenance
 
 __all__ = ["RECORD_SCHEMA", "RECORD_SCHEMAS", "CaseRecord", "CaseResult"]
 

@@ -269,6 +269,16 @@ def _check_unservable(
             console.print(f"[yellow]{job.cell} unreachable:[/] {escape(why)}")
 
 
+def _drain(ray: Any, hub: Any) -> list[JSONObject]:
+    """The progress events the nodes posted; none where the hub is gone (its node lost): the
+    events only inform, and the cells still land from their own results."""
+    try:
+        events: list[JSONObject] = ray.get(hub.drain.remote(), timeout=NODES_EVERY_S * 5)
+    except (ray.exceptions.RayError, TimeoutError):
+        return []
+    return events
+
+
 def dispatch_cells(
     jobs: list[CellJob],
     run_dir: Path,
@@ -294,7 +304,7 @@ def dispatch_cells(
         while any(not job.row for job in jobs):
             pending = [job.ref for job in jobs if not job.row]
             ready, _ = ray.wait(pending, num_returns=1, timeout=POLL_S)
-            events.handle(ray.get(hub.drain.remote()))
+            events.handle(_drain(ray, hub))
             if time.monotonic() - checked >= NODES_EVERY_S or ready:
                 nodes, checked = _alive_nodes(ray), time.monotonic()
             for ref in ready:
@@ -304,7 +314,7 @@ def dispatch_cells(
                     if on_landed is not None:
                         on_landed(job)
             _check_unservable(jobs, ray, nodes, unreachable_after_s, console)
-        events.handle(ray.get(hub.drain.remote()))
+        events.handle(_drain(ray, hub))
     except KeyboardInterrupt:
         for job in jobs:
             if not job.row:
