@@ -3,6 +3,7 @@
     python benchmarks/run.py [--quick] [--only fidelity overhead fault scaling images] [--json OUT]
     python benchmarks/run.py --only matrix venv     # long: whole CPU cells, venv builds
     python benchmarks/run.py --only cluster         # a local Ray cluster (needs portbench[ray])
+    python benchmarks/run.py --only store           # the store and scoreboard (a synthetic million)
     python benchmarks/run.py --only ab --baseline 4b53361   # per-case overhead, this vs a commit
 
 Cold image builds are measured separately (`portbench images build`), not here.
@@ -24,7 +25,7 @@ from _common import Row
 
 BENCHMARKS = ("fidelity", "overhead", "fault", "scaling", "images")
 #: Long ones, run only when named (--only): they build venvs or run whole CPU cells.
-OPT_IN = ("venv", "matrix", "cluster", "ab")
+OPT_IN = ("venv", "matrix", "cluster", "ab", "store")
 
 
 def machine() -> dict[str, object]:
@@ -75,6 +76,10 @@ def collect(names: list[str], quick: bool, baseline: str = "4b53361") -> list[Ro
         import matrix_timing
 
         rows += matrix_timing.rows(matrix_timing.measure())
+    if "store" in names:
+        import store_bench
+
+        rows += store_bench.run(quick)
     if "cluster" in names:
         import cluster_dispatch
 
