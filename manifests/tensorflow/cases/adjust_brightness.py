@@ -5,6 +5,9 @@ from tfhelp import MODES, REAL_FLOATS, SIGNED_INTS, UNSIGNED_INTS, bf16_round, b
 
 from portbench_runner.api import case, sweep
 
+#: bfloat16 keeps 8 significant bits: rounding to it moves a value by at most 2**-8 of itself.
+BF16_ROUNDING = 2.0**-8
+
 
 @case("float32-eager", dtype="float32")
 @case("float64-graph", dtype="float64", mode="graph")
@@ -19,7 +22,10 @@ def brightness_float(ctx, dtype, mode="eager", shape=(2, 16, 16, 3), delta=0.25)
     ref_in = bf16_round(ctx, x) if dtype == "bfloat16" else x.astype("float64")
     fn = by_mode(ctx, lambda t: tf.image.adjust_brightness(t, delta), mode)
     out = ctx.measure(fn, ctx.put(x, dtype=dtype))
-    ctx.check_close(out, ref_in + delta, dtype=dtype)
+    if dtype == "bfloat16":  # only the output's rounding (see brightness_dtypes)
+        ctx.check_close(out, ref_in + delta, rtol=BF16_ROUNDING, atol=BF16_ROUNDING * abs(delta))
+    else:
+        ctx.check_close(out, ref_in + delta, dtype=dtype)
 
 
 @case("uint8-saturates")
@@ -78,10 +84,17 @@ def brightness_dtypes(ctx, dtype, mode):
     if dtype in ("float16", "float32"):
         # These two add delta in their own dtype.
         check_swept(ctx, out, exact + delta)
-    elif dtype in ("bfloat16", "float64"):
+    elif dtype == "float64":
         # Other floats are converted to float32, shifted, and converted back.
         expected = (exact.astype("float32") + np.float32(delta)).astype("float64")
         check_swept(ctx, out, expected, scale=2.0)
+    elif dtype == "bfloat16":
+        # Converted to float32, shifted, converted back: the output is the float32 sum of the
+        # bfloat16 input and delta, rounded to bfloat16's 8 significant bits (a relative error
+        # of at most 2**-8). A kernel that adds in bfloat16 also rounds delta (at most
+        # 2**-8 * delta more). Nothing else is allowed: a delta wrong by 0.005 fails.
+        expected = (exact.astype("float32") + np.float32(delta)).astype("float64")
+        ctx.check_close(out, expected, rtol=BF16_ROUNDING, atol=BF16_ROUNDING * delta)
     else:
         # Integers go to [0, 1] float32, get +delta, saturate at 1 and scale back (with
         # truncation): within one unit plus float32 rounding of the dtype's range.
