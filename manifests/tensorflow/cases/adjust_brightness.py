@@ -1,7 +1,7 @@
 """tf.image.adjust_brightness: adds delta in float; uint8 images saturate; eager, graph, XLA."""
 
 import numpy as np
-from tfhelp import MODES, REAL_FLOATS, SIGNED_INTS, UNSIGNED_INTS, bf16_round, by_mode
+from tfhelp import GRAD2_FLOATS, MODES, REAL_FLOATS, SIGNED_INTS, UNSIGNED_INTS, bf16_round, by_mode
 
 from portbench_runner.api import case, sweep
 
@@ -128,3 +128,59 @@ def brightness_empty(ctx):
 
     out = ctx.measure(tf.image.adjust_brightness, ctx.put(np.zeros((0, 4, 4, 3), "float32")), 0.5)
     ctx.check(tuple(out.shape) == (0, 4, 4, 3), f"shape {tuple(out.shape)}", "other")
+
+
+# The study's other kinds of paths: the documented error for a delta that is not a scalar
+# (exact type and message), the second derivative through nested GradientTapes of
+# sum(adjust_brightness(x)**3) (6 (x + delta)) in float32 and float64, and tf.vectorized_map
+# over a batch of images, eager, in a tf.function and under XLA. New names; the cases above
+# keep their ids.
+@case("error-vector-delta")
+def brightness_error(ctx):
+    import tensorflow as tf
+    from tfhelp import check_raises
+
+    x = ctx.put(np.ones((2, 2, 3), dtype="float32"))
+    check_raises(
+        ctx,
+        lambda: tf.image.adjust_brightness(x, [0.1, 0.2]),
+        tf.errors.InvalidArgumentError,
+        r"Incompatible shapes: \[2,2,3\] vs\. \[2\]",
+    )
+
+
+@sweep("grad2-{dtype}-{mode}-sweep", dtype=GRAD2_FLOATS, mode=MODES)
+def brightness_grad2(ctx, dtype, mode):
+    import tensorflow as tf
+    from tfhelp import swept_grad2
+
+    # A float64 image is shifted in float32 (see brightness_dtypes): x + delta carries
+    # float32's rounding (about 1e-7 of it) into every derivative.
+    scale = 1e6 if dtype == "float64" else 1.0
+    swept_grad2(
+        ctx,
+        lambda t: tf.image.adjust_brightness(t, 0.2) ** 3,
+        lambda x: 6 * (x + 0.2),
+        dtype,
+        mode,
+        lo=0.0,
+        hi=1.0,
+        scale=scale,
+    )
+
+
+@sweep("vectorized-map-{mode}-sweep", mode=MODES)
+def brightness_vectorized_map(ctx, mode):
+    import tensorflow as tf
+    from tfhelp import swept_vectorized_map
+
+    swept_vectorized_map(
+        ctx,
+        lambda t: tf.image.adjust_brightness(t, 0.25),
+        lambda x: x + 0.25,
+        "float32",
+        mode,
+        shape=(4, 5, 6, 3),
+        lo=0.0,
+        hi=1.0,
+    )
