@@ -488,12 +488,15 @@ def reduction_flags(
 ):
     """One point of a reduction's flag grid, under jax.jit: ``axis`` (a key of
     :data:`GRID_AXES`), ``keepdims`` (``keep``/``drop``), ``where`` (``none``/``mask``, a
-    fixed mask that leaves every reduced slice at least one element), and keywords passed to
+    fixed mask that leaves every reduced slice at least three elements), and keywords passed to
     both; against NumPy's own reduction with the same flags on the exact inputs."""
     arr, exact = placed(ctx, draw(ctx, shape, dtype, lo, hi), dtype)
     flags = dict(kw, axis=GRID_AXES[axis], keepdims=keepdims == "keep")
     if where == "mask":
-        mask = (np.arange(int(np.prod(shape))).reshape(shape) % 3) != 1
+        # One element in four masked, on a diagonal pattern: every row and column keeps at
+        # least three, so no reduced slice is empty (or degenerate for ddof=1).
+        i, j = np.indices(shape)
+        mask = (i + j) % 4 != 3
         flags["where"] = mask
         jflags = dict(flags, where=ctx.put(mask))
     else:

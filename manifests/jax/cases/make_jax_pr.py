@@ -1,7 +1,7 @@
 """jax.make_jaxpr: traces functions into jaxprs naming their primitives, shapes and outputs."""
 
 import numpy as np
-from _jaxhelp import EVERY_DTYPE, FLOATS_32_64, MODES, np_dtype
+from _jaxhelp import EVERY_DTYPE, FLOATS_32_64, np_dtype
 
 from portbench_runner.api import case, sweep
 

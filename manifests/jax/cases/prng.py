@@ -370,8 +370,8 @@ def prng_checkpoint(ctx, form):
 
     import jax
 
-    if form == "typed-key-data" and not hasattr(jax.random, "key"):
-        ctx.skip(f"jax {ctx.version} has no typed keys (jax.random.key)")
+    if form == "typed-key-data" and not hasattr(jax.random, "wrap_key_data"):
+        ctx.skip(f"jax {ctx.version} has no typed-key round trip (jax.random.wrap_key_data)")
     key = jax.random.key(5) if form == "typed-key-data" else jax.random.PRNGKey(5)
     key, used = jax.random.split(key)
     first = jax.random.uniform(used, (4,))

@@ -116,7 +116,7 @@ def _reference_n(x, kind, norm, n):
         x = (
             x[..., :n]
             if n <= x.shape[-1]
-            else np.concatenate([x, np.zeros(x.shape[:-1] + (n - x.shape[-1],))], axis=-1)
+            else np.concatenate([x, np.zeros((*x.shape[:-1], n - x.shape[-1]))], axis=-1)
         )
     if kind == 3 and norm is None:  # idct of type 3 is the unnormalized DCT-II
         size = x.shape[-1]
