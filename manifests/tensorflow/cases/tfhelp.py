@@ -300,30 +300,32 @@ def swept_grad2(ctx, fn, d2ref, dtype, mode, lo=-3.0, hi=3.0, scale=1.0, shape=(
     check_swept(ctx, out, d2ref(exact), scale)
 
 
-def hessian(f):
+def hessian(f, pfor=True):
     """The Hessian of a scalar ``f`` of a vector, from nested GradientTapes (the outer tape's
-    Jacobian of the inner gradient)."""
+    Jacobian of the inner gradient; ``pfor=False`` builds it row by row in a while loop, for
+    ops the vectorizer has no rule for)."""
     import tensorflow as tf
 
     def h(x):
-        with tf.GradientTape() as outer:
+        # Row by row in eager mode needs a tape that outlives its first gradient.
+        with tf.GradientTape(persistent=not pfor) as outer:
             outer.watch(x)
             with tf.GradientTape() as inner:
                 inner.watch(x)
                 y = f(x)
             g = inner.gradient(y, x)
-        return outer.jacobian(g, x)
+        return outer.jacobian(g, x, experimental_use_pfor=pfor)
 
     return h
 
 
-def swept_hessian(ctx, f, href, dtype, mode, shape=(8,), lo=-2.0, hi=2.0, scale=1.0):
+def swept_hessian(ctx, f, href, dtype, mode, shape=(8,), lo=-2.0, hi=2.0, scale=1.0, pfor=True):
     """The Hessian (nested GradientTapes) of a scalar ``f`` in one float dtype and mode
     against ``href(x)`` (float64, shaped ``shape + shape``)."""
     import numpy as np
 
     x, exact = placed(ctx, draw(ctx, shape, dtype, lo, hi), dtype)
-    out = ctx.measure(by_mode(ctx, hessian(f), mode), x)
+    out = ctx.measure(by_mode(ctx, hessian(f, pfor), mode), x)
     ctx.check(out_dtype(out) == dtype, f"the Hessian is {out_dtype(out)}", "type")
     check_swept(ctx, out, np.asarray(href(exact)).reshape(tuple(shape) + tuple(shape)), scale)
 
