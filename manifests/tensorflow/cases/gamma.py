@@ -132,10 +132,11 @@ def gamma_empty(ctx):
 
 # Golden values: tf.random.stateless_gamma([4, 2], seed=[7, 11], alpha=[0.5, 3.0],
 # beta=[1.0, 2.0]) in float32 and float64, recorded by running TensorFlow itself on the CPU
-# at 2.11.0 (paper) and again at 2.20.0 (current): the same numbers (eager, tf.function and,
-# in 2.11, XLA). TensorFlow promises stateless streams consistent between runs, and between
-# CPU and GPU, within a release; not across releases, nor on TPUs. Rows are (first release,
-# values); a release that changes the stream fails the case and gets a new row.
+# at 2.11.0 (paper) and again at 2.20.0 (current): the same numbers, eager and in a
+# tf.function (XLA has no kernel for the stateless gamma op in either release: a finding its
+# xla cases show). TensorFlow promises stateless streams consistent between runs, and
+# between CPU and GPU, within a release; not across releases, nor on TPUs. Rows are (first
+# release, values); a release that changes the stream fails the case and gets a new row.
 GOLDEN_STATELESS_GAMMA = {
     "float32": (
         (
