@@ -100,8 +100,8 @@ def in_function(ctx):
 
 # The study's other kind of path here: checkpoint and restore as the other way to initialize
 # a variable: before a Saver restore the variable is not initialized, after it it is (no
-# initializer run), for resource and ref variables. New names; the cases above keep their
-# ids.
+# initializer run), for resource and ref variables. It answers any variable with a bool, so
+# it has no documented error path. New names; the cases above keep their ids.
 @sweep("checkpoint-restore-initializes-{kind}-sweep", kind=["resource", "ref"])
 def initialized_by_restore(ctx, kind):
     import os
