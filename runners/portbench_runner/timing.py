@@ -4,7 +4,8 @@ Warm sampling stops when the estimate is good enough (``mode: adaptive``, the de
 
 1. Calibration: one call is timed, and the block size (calls per sample) is estimated from
    it so that one block lasts ``block_min_s``; a block that still falls short is grown from
-   what it took (``timeit``'s autorange doubles instead, which costs about one block more).
+   what it took (``timeit``'s autorange doubles instead, which costs about one block more,
+   and a block up to twice as long as needed).
 2. Warm-up until the samples settle: blocks run and are discarded while they keep getting
    faster, that is until ``settle_blocks`` blocks in a row have a per-call time not more
    than ``settle_rel`` below the best block before them (the first blocks run slower while
@@ -195,9 +196,10 @@ def _calibrate_estimating(
             return n, blocks
         if sum(b for _, b in blocks) >= conf["max_warm_s"]:
             return n, blocks
-        # At least double, so a block dominated by the timer's own cost still makes progress.
+        # Sized from what this block took (a tenth to spare); a block too short to time at
+        # all doubles.
         wanted = math.ceil(n * 1.1 * block_min / block_s) if block_s > 0 else n * 2
-        n = int(min(most, max(n * 2, wanted)))
+        n = int(min(most, max(n + 1, wanted)))
 
 
 def _warm_up(

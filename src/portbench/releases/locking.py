@@ -344,6 +344,7 @@ def release_lock(
     release: Release, flavor: str, note: Note = lambda _: None, refresh: bool = False
 ) -> Lock:
     """The lock of ``release`` for ``flavor``: committed, else cached, else generated now."""
+    rec = recipe(release, flavor)  # an unsupported flavor is one sentence before anything
     committed = committed_lock_path(release, flavor)
     if committed.exists() and not refresh:
         return load_lock(committed)
@@ -351,7 +352,7 @@ def release_lock(
     arch = machine_arch()
     if cached.exists() and not refresh:
         lock = load_lock(cached)
-        if _usable_cache(lock, recipe(release, flavor), arch):
+        if _usable_cache(lock, rec, arch):
             return lock
     note(f"resolving the lock of {release.pin} ({flavor}) with uv")
     return load_lock(generate_release_lock(release, flavor, cached, note, arch=arch))
