@@ -121,7 +121,7 @@ def _served(rec: Recipe, index: str) -> tuple[Project, Project]:
             needs = "" if project.name == release.framework else f"{release.pin} needs "
             raise ReleaseUnavailable(
                 f"{needs}{what}, which no index serves ({index}/{project.name}/: {span}); "
-                "pick a served release (portbench sweep lists them)"
+                "pick a release it serves"
             )
     return dated, wheels
 

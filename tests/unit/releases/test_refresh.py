@@ -1,16 +1,9 @@
-"""Refreshing current: what torch's CPU lock may move to, and a dry run that writes nothing."""
+"""Refreshing current: what torch's CPU lock may move to, and current's inputs pin what its
+locks pin (the dry run against PyPI is in tests/network/)."""
 
 from __future__ import annotations
 
-import hashlib
-import os
-import subprocess
-import sys
-
-import pytest
-
 from portbench.images.lockgen import LOCK_INPUTS, PYTORCH_CPU_INDEX, current_version
-from portbench.images.locks import lock_path
 from portbench.images.refresh import torch_cpu_choice
 
 
@@ -33,22 +26,3 @@ def test_currents_inputs_pin_what_its_locks_pin() -> None:
     for (profile, framework, flavor), spec in LOCK_INPUTS.items():
         if profile == "current":
             assert any(current_version(framework, flavor) in r for r in spec.requirements)
-
-
-@pytest.mark.network
-def test_a_dry_run_says_what_would_move_and_writes_nothing(pypi: None) -> None:
-    path = lock_path("current", "tensorflow", "cpu")
-    before = hashlib.sha256(path.read_bytes()).hexdigest()
-    command = ["images", "refresh", "--dry-run", "--only", "tensorflow-cpu", "tensorflow-tpu"]
-    proc = subprocess.run(
-        [sys.executable, "-m", "portbench", *command],
-        capture_output=True,
-        text=True,
-        env={**os.environ, "COLUMNS": "400"},
-        timeout=600,
-        check=False,
-    )
-    assert proc.returncode == 0, proc.stderr
-    assert "current/tensorflow-cpu: 2." in proc.stdout
-    assert "current/tensorflow-tpu: 2.20.0 kept (written from documented pins" in proc.stdout
-    assert hashlib.sha256(path.read_bytes()).hexdigest() == before

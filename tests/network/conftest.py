@@ -1,5 +1,6 @@
-"""Release tests that resolve against PyPI: skipped with the reason where it does not answer,
-or failed where PORTBENCH_REQUIRE_NETWORK=1 says they must run."""
+"""Tests that resolve against PyPI (release locks with uv, its listings): skipped with the
+reason where it does not answer, or failed where PORTBENCH_REQUIRE_NETWORK=1 (CI) says they
+must run. Nothing is installed: uv reads metadata only."""
 
 from __future__ import annotations
 
