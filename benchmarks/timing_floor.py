@@ -18,6 +18,7 @@ from __future__ import annotations
 import argparse
 import importlib.util
 import json
+import shutil
 import statistics
 import subprocess
 import sys
@@ -148,10 +149,14 @@ def fidelity(homes: dict[str, Path | None], rounds: int) -> list[Row]:
 
 
 def run(baseline: str = DEFAULT_BASELINE, rounds: int = 5, with_fidelity: bool = True) -> list[Row]:
-    homes: dict[str, Path | None] = {"this": None, "baseline": baseline_home(baseline)}
-    rows = per_case(homes, rounds)
-    if with_fidelity:
-        rows += fidelity(homes, max(1, rounds // 2 + 1))
+    home = baseline_home(baseline)
+    homes: dict[str, Path | None] = {"this": None, "baseline": home}
+    try:
+        rows = per_case(homes, rounds)
+        if with_fidelity:
+            rows += fidelity(homes, max(1, rounds // 2 + 1))
+    finally:
+        shutil.rmtree(home, ignore_errors=True)
     return rows
 
 
