@@ -72,11 +72,16 @@ def write_cell(
     return path
 
 
-def supervise(plan: Path, cell_dir: Path, python: str = sys.executable) -> subprocess.Popen[bytes]:
+def supervise(
+    plan: Path, cell_dir: Path, python: str = sys.executable, home: Path | None = None
+) -> subprocess.Popen[bytes]:
     """One session of ``plan`` in ``cell_dir`` on the host backend, as ``bench`` runs it: the
     in-cell supervisor (run by ``python``) streams its records and the host stores them.
-    The session's messages go to ``<cell_dir>.log``."""
+    ``home`` (PORTBENCH_HOME) is where the cell's runner comes from: another checkout's, to
+    compare two runners in one run. The session's messages go to ``<cell_dir>.log``."""
     env = dict(os.environ)
+    if home is not None:
+        env["PORTBENCH_HOME"] = str(home)
     env["PYTHONPATH"] = os.pathsep.join(
         [str(SRC), str(RUNNERS), *filter(None, [env.get("PYTHONPATH")])]
     )

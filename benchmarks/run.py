@@ -5,6 +5,7 @@
     python benchmarks/run.py --only cluster         # a local Ray cluster (needs portbench[ray])
     python benchmarks/run.py --only store           # the store and scoreboard (a synthetic million)
     python benchmarks/run.py --only ab --baseline 4b53361   # per-case overhead, this vs a commit
+    python benchmarks/run.py --only floor           # this runner's timing cost against 4b53361's
 
 Cold image builds are measured separately (`portbench images build`), not here.
 """
@@ -25,7 +26,7 @@ from _common import Row
 
 BENCHMARKS = ("fidelity", "overhead", "fault", "scaling", "images")
 #: Long ones, run only when named (--only): they build venvs or run whole CPU cells.
-OPT_IN = ("venv", "matrix", "cluster", "ab", "store")
+OPT_IN = ("venv", "matrix", "cluster", "ab", "store", "floor")
 
 
 def machine() -> dict[str, object]:
@@ -80,6 +81,10 @@ def collect(names: list[str], quick: bool, baseline: str = "4b53361") -> list[Ro
         import store_bench
 
         rows += store_bench.run(quick)
+    if "floor" in names:
+        import timing_floor
+
+        rows += timing_floor.run(rounds=3 if quick else 5)
     if "cluster" in names:
         import cluster_dispatch
 
