@@ -35,6 +35,7 @@ COMMAND_MODULES = (
     "portbench.images.commands",
     "portbench.report.commands",
     "portbench.sampling.commands",
+    "portbench.scan.commands",
 )
 
 
