@@ -51,6 +51,7 @@ def _message(record: dict[str, Any]) -> str:
     text = ""
     if isinstance(error, dict):
         kind, message = str(error.get("type") or ""), str(error.get("message") or "")
+        kind = kind.removeprefix("builtins.")
         head = message.split(":", 1)[0]
         # Study messages start with the exception's own name (often qualified): once is enough.
         named = head.rsplit(".", 1)[-1] == kind or message.startswith(kind)
