@@ -3,6 +3,7 @@
     python benchmarks/run.py [--quick] [--only fidelity overhead fault scaling images] [--json OUT]
     python benchmarks/run.py --only matrix venv     # long: whole CPU cells, venv builds
     python benchmarks/run.py --only cluster         # a local Ray cluster (needs portbench[ray])
+    python benchmarks/run.py --only scan            # portbench scan on the transformers sdist
 
 Cold image builds are measured separately (`portbench images build`), not here.
 """
@@ -23,7 +24,7 @@ from _common import Row
 
 BENCHMARKS = ("fidelity", "overhead", "fault", "scaling", "images")
 #: Long ones, run only when named (--only): they build venvs or run whole CPU cells.
-OPT_IN = ("venv", "matrix", "cluster")
+OPT_IN = ("venv", "matrix", "cluster", "scan")
 
 
 def machine() -> dict[str, object]:
@@ -78,6 +79,10 @@ def collect(names: list[str], quick: bool) -> list[Row]:
         import cluster_dispatch
 
         rows += cluster_dispatch.rows(cluster_dispatch.measure(2 if quick else 5))
+    if "scan" in names:
+        import scan_speed
+
+        rows += scan_speed.run(rounds=1 if quick else 3)
     return rows
 
 

@@ -383,7 +383,7 @@ def _torch_ops(table: ApiTable) -> Tuple[Dict[str, Dict[str, Any]], Dict[str, st
         attr = path.rsplit(".", 1)[1]
         if NOT_CALLED.search(path) or attr.endswith("_"):
             continue  # in-place methods return their receiver: nothing new to learn
-        for args in ([], [torch.rand(4, 4) + 0.5], [1]):
+        for args in ([], [-1], [torch.rand(4, 4) + 0.5], [1], [0]):
             ok, value = _attempt(partial(fresh_call, attr, args))
             if ok:
                 cls = table.class_of(value)
