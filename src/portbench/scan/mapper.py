@@ -28,6 +28,14 @@ no guess can call is listed without operators, and counted.
 
 from __future__ import annotations
 
+import sys
+
+# Run by path, this file's folder comes first on sys.path, where portbench's own modules
+# (html.py, among others) would shadow the standard library's for the framework: drop it,
+# as asv's benchmark runner drops its own.
+if __name__ == "__main__":
+    sys.path[:] = [p for p in sys.path if p and p != sys.path[0]] if sys.path else []
+
 import argparse
 import contextlib
 import datetime
@@ -38,7 +46,6 @@ import os
 import platform
 import re
 import signal
-import sys
 import time
 import types
 import warnings
