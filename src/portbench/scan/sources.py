@@ -34,6 +34,8 @@ __all__ = ["ManifestNames", "RunDirectories", "scanner_name"]
 
 #: How the manifests and the study abbreviate a framework's root module.
 ABBREVIATIONS = {"tf.": "tensorflow.", "np.": "numpy."}
+#: The study's TensorFlow runs with soft placement on (profile of their imported cells).
+SOFT_PLACEMENT = "study-soft"
 #: Characters of a failure message kept per case.
 MESSAGE_CHARS = 300
 
@@ -106,7 +108,11 @@ class RunDirectories:
         parts = cell_id.split("/")
         if len(parts) != 3 or parts[0] not in FRAMEWORKS:
             return
-        framework, accelerator, _profile = parts
+        framework, accelerator, profile = parts
+        if profile == SOFT_PLACEMENT:
+            # TensorFlow's soft-placement runs of the study let ops leave the device: never
+            # a device's outcome (the report keeps them apart for the same reason).
+            return
         release = public_release(str((env or {}).get("framework_version") or ""))
         self.cells += 1
         backend = {(plan or {}).get("backend"), (env or {}).get("backend")}
