@@ -8,6 +8,7 @@ facts and runs here, once.
 from __future__ import annotations
 
 import gc
+import marshal
 import os
 import time
 from collections import Counter
@@ -18,18 +19,18 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from .apimap import ApiMap
-from .facts import FileFacts, file_facts
+from .facts import FileFacts, file_facts, from_wire, to_wire
 from .notebook import NotebookError, notebook_code
 from .project import ModuleIndex
 from .resolve import Resolver, Use
 from .walk import MAX_FILE_BYTES, Discovery, ProjectFile, read_file
 
-__all__ = ["ScanOptions", "ScanResult", "read_one", "scan_project"]
+__all__ = ["ScanOptions", "ScanResult", "paused_gc", "read_one", "scan_project"]
 
 #: Fewer files than this are read in this process: starting workers would cost more.
 POOL_MIN_FILES = 200
-#: Files handed to a worker at a time.
-CHUNK = 32
+#: Chunks of files per reading process (see ``_chunks``).
+CHUNKS_PER_JOB = 12
 
 
 @dataclass(frozen=True)
@@ -37,7 +38,8 @@ class ScanOptions:
     """How a project is read."""
 
     jobs: int = 0
-    """Worker processes; 0: one per CPU (at most 8), 1: none."""
+    """Processes reading files, this one included; 0: one per CPU (at most 8), 1: this one
+    alone."""
     guess_methods: bool = False
     max_file_bytes: int = MAX_FILE_BYTES
 
@@ -90,31 +92,38 @@ _WORKER: dict[str, object] = {}
 
 
 @contextmanager
-def _no_gc() -> Iterator[None]:
+def paused_gc() -> Iterator[None]:
     """The cycle collector paused: a scan allocates millions of small, acyclic objects
-    (syntax trees, tuples) that it would traverse again and again for nothing (it tripled
-    the time of reading a large project)."""
+    (syntax trees, tuples, uses, findings) that it would examine again and again for
+    nothing (it tripled the time of reading a large project, and cost seconds more while
+    the report was built). On leaving, what was made moves to the oldest generation
+    unexamined: re-enabling with it all in the youngest would examine it at once."""
     enabled = gc.isenabled()
     gc.disable()
     try:
         yield
     finally:
         if enabled:
+            gc.freeze()
+            gc.unfreeze()
             gc.enable()
 
 
 def _init_worker(root: str, max_file_bytes: int, interesting: frozenset[str] | None) -> None:
-    gc.disable()  # the worker lives for one scan; see _no_gc
+    gc.disable()  # the worker lives for one scan; see paused_gc
     _WORKER.update(root=Path(root), max=max_file_bytes, interesting=interesting)
 
 
-def _read_chunk(items: list[ProjectFile]) -> list[FileFacts]:
+def _read_chunk(items: list[ProjectFile]) -> bytes:
+    """A worker's facts of ``items``, marshalled (see ``to_wire``)."""
     root = _WORKER["root"]
     assert isinstance(root, Path)
     limit = _WORKER["max"]
     assert isinstance(limit, int)
     interesting = _WORKER["interesting"]
-    return [read_one(root, item, limit, interesting) for item in items]  # type: ignore[arg-type]
+    return marshal.dumps(
+        [to_wire(read_one(root, item, limit, interesting)) for item in items]  # type: ignore[arg-type]
+    )
 
 
 def _jobs(requested: int, files: int) -> int:
@@ -125,21 +134,52 @@ def _jobs(requested: int, files: int) -> int:
     return max(1, min(8, os.cpu_count() or 1))
 
 
+def _chunks(items: list[ProjectFile], jobs: int) -> list[list[ProjectFile]]:
+    """Consecutive runs of files of about equal size, ``CHUNKS_PER_JOB`` per process: small
+    enough that the processes finish together, large enough that handing one over costs
+    little beside reading it."""
+    target = max(1, sum(i.size for i in items) // (jobs * CHUNKS_PER_JOB))
+    chunks: list[list[ProjectFile]] = [[]]
+    size = 0
+    for item in items:
+        if size >= target:
+            chunks.append([])
+            size = 0
+        chunks[-1].append(item)
+        size += item.size
+    return chunks
+
+
 def read_all(
     discovery: Discovery, options: ScanOptions, interesting: frozenset[str] | None
 ) -> list[FileFacts]:
-    """Every discovered file's facts, in discovery order."""
+    """Every discovered file's facts, in discovery order.
+
+    With ``jobs`` processes, this one and ``jobs - 1`` workers read: the workers take
+    chunks from the front, this process from the back (a chunk no worker has started is
+    cancelled there and read here), so what this process reads needs no sending at all.
+    """
     items = discovery.files
+    root, limit = discovery.root, options.max_file_bytes
     jobs = _jobs(options.jobs, len(items))
-    if jobs == 1:
-        return [read_one(discovery.root, i, options.max_file_bytes, interesting) for i in items]
-    chunks = [items[start : start + CHUNK] for start in range(0, len(items), CHUNK)]
+    if jobs == 1 or len(items) < 2:
+        return [read_one(root, i, limit, interesting) for i in items]
+    chunks = _chunks(items, jobs)
+    done: list[list[FileFacts] | None] = [None] * len(chunks)
     with ProcessPoolExecutor(
-        max_workers=jobs,
+        max_workers=jobs - 1,
         initializer=_init_worker,
-        initargs=(str(discovery.root), options.max_file_bytes, interesting),
+        initargs=(str(root), limit, interesting),
     ) as pool:
-        return [facts for chunk in pool.map(_read_chunk, chunks) for facts in chunk]
+        futures = [pool.submit(_read_chunk, chunk) for chunk in chunks]
+        for number in range(len(chunks) - 1, -1, -1):
+            if not futures[number].cancel():
+                break  # the workers have started this chunk, hence every one before it
+            done[number] = [read_one(root, i, limit, interesting) for i in chunks[number]]
+        for number, future in enumerate(futures):
+            if done[number] is None:
+                done[number] = [from_wire(w) for w in marshal.loads(future.result())]
+    return [facts for chunk in done if chunk is not None for facts in chunk]
 
 
 def scan_project(
@@ -152,7 +192,7 @@ def scan_project(
     for framework, api in maps.items():
         names |= api.method_names(receivers[framework])
     started = time.perf_counter()
-    with _no_gc():
+    with paused_gc():
         return _scan(discovery, maps, options, receivers, frozenset(names), started)
 
 

@@ -44,6 +44,8 @@ __all__ = [
     "FileFacts",
     "Position",
     "file_facts",
+    "from_wire",
+    "to_wire",
 ]
 
 Position = tuple[int, int, int, int]
@@ -63,7 +65,33 @@ _OTHER: Binding = ("other",)
 #: Decorators after which a method's first parameter is not the instance.
 _NOT_SELF = {"staticmethod", "classmethod"}
 #: Expression nodes with a visitor of their own: they open a scope or bind a name.
-_SCOPED = (ast.Lambda, ast.ListComp, ast.SetComp, ast.GeneratorExp, ast.DictComp, ast.NamedExpr)
+_SCOPED = frozenset(
+    {ast.Lambda, ast.ListComp, ast.SetComp, ast.GeneratorExp, ast.DictComp, ast.NamedExpr}
+)
+_NAME, _ATTRIBUTE, _CALL, _CONSTANT, _LOAD = (
+    ast.Name,
+    ast.Attribute,
+    ast.Call,
+    ast.Constant,
+    ast.Load,
+)
+_CALL_STEP: Step = ("c",)
+_NOT_A_NAME: Head = ("x",)
+#: Fields that never hold an expression (contexts, operators): not walked.
+_NO_NAMES = frozenset({"ctx", "op", "ops"})
+_FIELDS: dict[type, tuple[str, ...]] = {}
+
+
+def _fields(kind: type) -> tuple[str, ...]:
+    """The fields of a node type that may hold nodes, in the type's own order."""
+    found = _FIELDS.get(kind)
+    if found is None:
+        found = _FIELDS[kind] = tuple(
+            f
+            for f in kind._fields  # type: ignore[attr-defined]
+            if f not in _NO_NAMES
+        )
+    return found
 
 
 @dataclass
@@ -134,22 +162,53 @@ class _Columns:
     def col(self, line: int, offset: int) -> int:
         if self.lines is None or not 0 < line <= len(self.lines):
             return offset
-        return len(self.lines[line - 1][:offset].decode("utf-8", "replace"))
+        text = self.lines[line - 1]
+        if text.isascii():  # most lines of a file with some non-ASCII text
+            return min(offset, len(text))
+        return len(text[:offset].decode("utf-8", "replace"))
 
 
-class _Reader(ast.NodeVisitor):
-    """One walk over a module's tree, filling a FileFacts."""
+class _Reader:
+    """One walk over a module's tree, filling a FileFacts.
+
+    The walk is written for speed (a large project has millions of nodes): statements are
+    dispatched through a table by node type, expressions are walked with a stack (see
+    :meth:`expression`), and whether a reference is worth keeping is decided at the end,
+    from what the walk noted when it passed the reference's nodes."""
 
     def __init__(self, facts: FileFacts, columns: _Columns, interesting: frozenset[str] | None):
         self.facts = facts
         self.columns = columns
+        self.ascii = columns.lines is None
         self.interesting = interesting
         self.scope = 0
         self.class_of_scope: dict[int, int] = {}
         self.self_names: dict[int, tuple[str, int]] = {}
         facts.scopes.append((-1, "module"))
         facts.bindings.append({})
-        self.pending: list[tuple[int, ast.AST]] = []
+        self.pending: list[tuple[int, ast.expr, str | None, bool]] = []
+        """Every reference in the order the walk met it: (scope, node, the name it starts
+        from or None, whether one of its attributes is an interesting name)."""
+
+    def visit(self, node: ast.AST) -> None:
+        handler = _HANDLERS.get(type(node))
+        if handler is not None:
+            handler(self, node)
+        elif isinstance(node, ast.expr):
+            self.expression(node)
+        else:
+            self.generic_visit(node)
+
+    def generic_visit(self, node: ast.AST) -> None:
+        """Every child, in field order (as ``ast.NodeVisitor`` visits them)."""
+        for name in node._fields:
+            value = getattr(node, name, None)
+            if type(value) is list:
+                for item in value:
+                    if isinstance(item, ast.AST):
+                        self.visit(item)
+            elif isinstance(value, ast.AST):
+                self.visit(value)
 
     # -- scopes and bindings -------------------------------------------------------------
 
@@ -163,39 +222,41 @@ class _Reader(ast.NodeVisitor):
             binding
         )
 
-    def _pos(self, node: ast.AST) -> tuple[int, int, int, int]:
-        line = getattr(node, "lineno", 0)
-        end = getattr(node, "end_lineno", None) or line
-        col = getattr(node, "col_offset", 0)
-        end_col = getattr(node, "end_col_offset", None) or 0
-        if self.columns.lines is None:
+    def _pos(self, node: ast.expr) -> tuple[int, int, int, int]:
+        line = node.lineno
+        end = node.end_lineno or line
+        col = node.col_offset
+        end_col = node.end_col_offset or 0
+        if self.ascii:
             return (line, col, end, end_col)
         return (line, self.columns.col(line, col), end, self.columns.col(end, end_col))
 
     def chain(self, node: ast.AST) -> Expr | None:
         """The expression a Name/Attribute/Call node is, or None for anything else."""
         steps: list[Step] = []
-        current = node
-        ascii_only = self.columns.lines is None
+        current: Any = node  # the node types are told apart by ``type`` (fast), not by mypy
+        ascii_only = self.ascii
         while True:
-            if isinstance(current, ast.Attribute):
+            kind = type(current)
+            if kind is _ATTRIBUTE:
+                attr = current.attr
                 end = current.end_lineno or current.lineno
                 end_col = current.end_col_offset or 0
-                if ascii_only is False:
+                if not ascii_only:
                     end_col = self.columns.col(end, end_col)
-                steps.append(("a", current.attr, (end, end_col - len(current.attr), end, end_col)))
+                steps.append(("a", attr, (end, end_col - len(attr), end, end_col)))
                 current = current.value
-            elif isinstance(current, ast.Call):
-                steps.append(("c",))
+            elif kind is _CALL:
+                steps.append(_CALL_STEP)
                 current = current.func
-            elif isinstance(current, ast.Name):
+            elif kind is _NAME:
                 steps.reverse()
                 return (("n", current.id, self._pos(current)), tuple(steps))
             else:
                 if not steps:
                     return None
                 steps.reverse()
-                return (("x",), tuple(steps))
+                return (_NOT_A_NAME, tuple(steps))
 
     def _value_binding(self, value: ast.expr | None) -> Binding | None:
         """What an assignment of ``value`` binds; None for a constant (binds nothing)."""
@@ -299,8 +360,6 @@ class _Reader(ast.NodeVisitor):
         for stmt in [*node.body, *node.orelse]:
             self.visit(stmt)
 
-    visit_AsyncFor = visit_For
-
     def visit_With(self, node: ast.With | ast.AsyncWith) -> None:
         for item in node.items:
             self.visit(item.context_expr)
@@ -308,8 +367,6 @@ class _Reader(ast.NodeVisitor):
                 self._bind_loop_targets(item.optional_vars)
         for stmt in node.body:
             self.visit(stmt)
-
-    visit_AsyncWith = visit_With
 
     def visit_ExceptHandler(self, node: ast.ExceptHandler) -> None:
         if node.name:
@@ -373,8 +430,6 @@ class _Reader(ast.NodeVisitor):
             self.visit(stmt)
         self.scope = outer
 
-    visit_AsyncFunctionDef = visit_FunctionDef
-
     def visit_Lambda(self, node: ast.Lambda) -> None:
         for default in [*node.args.defaults, *(d for d in node.args.kw_defaults if d)]:
             self.visit(default)
@@ -431,95 +486,88 @@ class _Reader(ast.NodeVisitor):
             self.visit(node.elt)
         self.scope = outer
 
-    visit_ListComp = _comprehension
-    visit_SetComp = _comprehension
-    visit_GeneratorExp = _comprehension
-    visit_DictComp = _comprehension
-
     # -- references ----------------------------------------------------------------------
 
     def expression(self, root: ast.AST) -> None:
         """Every reference in an expression. Most of a file's nodes are in expressions, so
         they are walked here with a stack instead of one method call per node; the few
         nodes that open a scope (lambda, comprehension) or bind (``:=``) go to their
-        visitor."""
-        stack = [root]
-        pending = self.pending
+        visitor. A reference (a name, or a chain of attributes and calls) is noted with
+        the name it starts from and whether one of its attributes is a name worth keeping
+        on any receiver, so :func:`file_facts` can keep or drop it without walking it
+        again; its call arguments, and a base that is not a name, are walked on."""
+        stack: list[Any] = [root]  # node types told apart by ``type`` (fast), not by mypy
+        pop, push, extend = stack.pop, stack.append, stack.extend
+        note = self.pending.append
         scope = self.scope
+        interesting = self.interesting
         while stack:
-            node = stack.pop()
+            node = pop()
             kind = type(node)
-            if kind is ast.Name:
-                if type(node.ctx) is ast.Load:  # type: ignore[attr-defined]
-                    pending.append((scope, node))
-            elif kind is ast.Attribute or kind is ast.Call:
-                if kind is ast.Attribute and type(node.ctx) is not ast.Load:  # type: ignore[attr-defined]
-                    stack.append(node.value)  # type: ignore[attr-defined]
+            if kind is _NAME:
+                if type(node.ctx) is _LOAD:
+                    note((scope, node, node.id, False))
+            elif kind is _ATTRIBUTE or kind is _CALL:
+                if kind is _ATTRIBUTE and type(node.ctx) is not _LOAD:
+                    push(node.value)
                     continue
-                pending.append((scope, node))
-                # Arguments of every call in the chain, and a base that is not a name.
-                current = node
+                attrs = False
+                current: Any = node
                 while True:
-                    current_kind = type(current)
-                    if current_kind is ast.Call:
-                        stack.extend(current.args)  # type: ignore[attr-defined]
-                        stack.extend(k.value for k in current.keywords)  # type: ignore[attr-defined]
-                        current = current.func  # type: ignore[attr-defined]
-                    elif current_kind is ast.Attribute:
-                        current = current.value  # type: ignore[attr-defined]
+                    if kind is _CALL:
+                        extend(current.args)
+                        for keyword in current.keywords:
+                            push(keyword.value)
+                        current = current.func
+                    elif kind is _ATTRIBUTE:
+                        if not attrs and (interesting is None or current.attr in interesting):
+                            attrs = True
+                        current = current.value
                     else:
                         break
-                if type(current) is not ast.Name:
-                    stack.append(current)
+                    kind = type(current)
+                if kind is _NAME:
+                    note((scope, node, current.id, attrs))
+                else:
+                    note((scope, node, None, attrs))
+                    push(current)
+            elif kind is _CONSTANT:
+                continue
             elif kind in _SCOPED:
                 self.visit(node)
             else:
-                for name in node._fields:
+                fields = _FIELDS.get(kind)
+                if fields is None:
+                    fields = _fields(kind)
+                for name in fields:
                     value = getattr(node, name, None)
                     if type(value) is list:
-                        stack.extend(v for v in value if isinstance(v, ast.AST))
+                        extend(v for v in value if isinstance(v, ast.AST))
                     elif isinstance(value, ast.AST):
-                        stack.append(value)
+                        push(value)
 
-    def generic_visit(self, node: ast.AST) -> None:
-        if isinstance(node, ast.expr):
-            self.expression(node)
-        else:
-            super().generic_visit(node)
+    # Statements without bindings of their own, the common ones spelled out (the order of
+    # their children is the order of their fields, as ``generic_visit`` takes them).
 
-    def visit_Name(self, node: ast.Name) -> None:
-        self.expression(node)
+    def _value(self, node: ast.Expr | ast.Return) -> None:
+        if node.value is not None:
+            self.expression(node.value)
 
-    def visit_Attribute(self, node: ast.Attribute) -> None:
-        self.expression(node)
+    def _test(self, node: ast.If | ast.While) -> None:
+        self.expression(node.test)
+        for stmt in node.body:
+            self.visit(stmt)
+        for stmt in node.orelse:
+            self.visit(stmt)
 
-    def visit_Call(self, node: ast.Call) -> None:
-        self.expression(node)
+    def _try(self, node: ast.Try) -> None:
+        for stmts in (node.body, node.handlers, node.orelse, node.finalbody):
+            for stmt in stmts:
+                self.visit(stmt)
 
-    # Annotations are declarations, not uses: their names are not references.
-    def visit_arg(self, node: ast.arg) -> None:
+    def _nothing(self, node: ast.AST) -> None:
+        # Annotations are declarations, not uses: their names are not references.
         return
-
-
-def _worth(node: ast.AST, interesting: frozenset[str] | None, bound: set[str], stars: bool) -> bool:
-    """Whether a reference can reach a framework: its head is a name the file binds by an
-    import, an assignment or a declaration (or a star import may), or one of its
-    attributes is a framework method name (kept for the count of unresolved calls)."""
-    attrs = False
-    current = node
-    while True:
-        kind = type(current)
-        if kind is ast.Attribute:
-            if interesting is None or current.attr in interesting:  # type: ignore[attr-defined]
-                attrs = True
-            current = current.value  # type: ignore[attr-defined]
-        elif kind is ast.Call:
-            current = current.func  # type: ignore[attr-defined]
-        else:
-            break
-    if type(current) is ast.Name and (current.id in bound or stars):
-        return True
-    return attrs
 
 
 _INTERESTING = frozenset({"import", "from", "value", "annot", "self", "cls", "class"})
@@ -563,13 +611,115 @@ def file_facts(
         for name, bindings in scope.items()
         if any(b[0] in _INTERESTING for b in bindings)
     }
+    # A reference can reach a framework when its head is a name the file binds by an
+    # import, an assignment or a declaration (or a star import may bind it), or when one
+    # of its attributes is a framework method name (kept for the count of unresolved calls).
     stars = bool(facts.stars)
-    for scope, node in reader.pending:
-        if _worth(node, interesting, bound, stars):
-            expr = reader.chain(node)
+    refs = facts.refs
+    chain = reader.chain
+    for scope, node, head, attrs in reader.pending:
+        if attrs or (head is not None and (stars or head in bound)):
+            expr = chain(node)
             if expr is not None:
-                facts.refs.append((scope, expr))
+                refs.append((scope, expr))
     return facts
+
+
+_HANDLERS: dict[type, Any] = {
+    ast.Import: _Reader.visit_Import,
+    ast.ImportFrom: _Reader.visit_ImportFrom,
+    ast.Assign: _Reader.visit_Assign,
+    ast.AugAssign: _Reader.visit_AugAssign,
+    ast.AnnAssign: _Reader.visit_AnnAssign,
+    ast.For: _Reader.visit_For,
+    ast.AsyncFor: _Reader.visit_For,
+    ast.With: _Reader.visit_With,
+    ast.AsyncWith: _Reader.visit_With,
+    ast.ExceptHandler: _Reader.visit_ExceptHandler,
+    ast.Global: _Reader.visit_Global,
+    ast.Nonlocal: _Reader.visit_Nonlocal,
+    ast.FunctionDef: _Reader.visit_FunctionDef,
+    ast.AsyncFunctionDef: _Reader.visit_FunctionDef,
+    ast.ClassDef: _Reader.visit_ClassDef,
+    ast.Lambda: _Reader.visit_Lambda,
+    ast.ListComp: _Reader._comprehension,
+    ast.SetComp: _Reader._comprehension,
+    ast.GeneratorExp: _Reader._comprehension,
+    ast.DictComp: _Reader._comprehension,
+    ast.NamedExpr: _Reader.visit_NamedExpr,
+    ast.Expr: _Reader._value,
+    ast.Return: _Reader._value,
+    ast.If: _Reader._test,
+    ast.While: _Reader._test,
+    ast.Try: _Reader._try,
+    ast.Pass: _Reader._nothing,
+    ast.Break: _Reader._nothing,
+    ast.Continue: _Reader._nothing,
+    ast.arg: _Reader._nothing,
+}
+"""The visitor of each node type that has one; others: expressions are walked by
+``expression``, anything else child by child."""
+
+
+def to_wire(facts: FileFacts) -> tuple[Any, ...]:
+    """A file's facts as plain tuples, lists, dicts and strings: what ``marshal`` writes
+    (several times faster than pickling the dataclasses, both ways), for the facts a worker
+    process sends back."""
+    return (
+        facts.rel,
+        facts.kind,
+        facts.scopes,
+        facts.bindings,
+        [(c.scope, c.name, c.bases, c.attributes, c.methods) for c in facts.classes],
+        facts.stars,
+        facts.all_names,
+        facts.refs,
+        facts.suppress,
+        facts.suppress_file,
+        facts.error,
+        facts.lines,
+        facts.line_map,
+        facts.file_lines,
+        facts.skipped_cells,
+    )
+
+
+def from_wire(wire: tuple[Any, ...]) -> FileFacts:
+    """The facts ``to_wire`` wrote."""
+    (
+        rel,
+        kind,
+        scopes,
+        bindings,
+        classes,
+        stars,
+        all_names,
+        refs,
+        suppress,
+        suppress_file,
+        error,
+        lines,
+        line_map,
+        file_lines,
+        skipped_cells,
+    ) = wire
+    return FileFacts(
+        rel=rel,
+        kind=kind,
+        scopes=scopes,
+        bindings=bindings,
+        classes=[ClassFacts(*c) for c in classes],
+        stars=stars,
+        all_names=all_names,
+        refs=refs,
+        suppress=suppress,
+        suppress_file=suppress_file,
+        error=error,
+        lines=lines,
+        line_map=line_map,
+        file_lines=file_lines,
+        skipped_cells=skipped_cells,
+    )
 
 
 def names_bound(facts: FileFacts) -> Iterable[str]:
