@@ -88,10 +88,14 @@ class Resolver:
 
     def lookup_name(self, file: int, scope: int, name: str) -> Value:
         facts = self.files[file]
+        scopes, bindings = facts.scopes, facts.bindings
         current = scope
         while current >= 0:
-            parent, kind = facts.scopes[current]
-            if (current == scope or kind != "class") and name in facts.bindings[current]:
+            parent, kind = scopes[current]
+            if (current == scope or kind != "class") and name in bindings[current]:
+                known = self._scope_memo.get((file, current, name), _BUSY)
+                if known is not _BUSY:  # scope_value's memo, read here: most lookups
+                    return known
                 return self.scope_value(file, current, name)
             current = parent
         return self.star_value(file, name)
@@ -269,7 +273,12 @@ class Resolver:
         """The value of ``expr`` in ``scope``; with ``uses``, every framework API the
         expression reaches is appended to it."""
         head, steps = expr
-        value: Value = self.lookup_name(file, scope, head[1]) if head[0] == "n" else None
+        if not steps:  # a bare name (a third of the references): the loop below, skipped
+            value = self.lookup_name(file, scope, head[1])
+            if value is not None and value[0] == "fw" and uses is not None:
+                self._emit(uses, file, value, head[2], head[2], called=False)
+            return value
+        value = self.lookup_name(file, scope, head[1]) if head[0] == "n" else None
         start = head[2] if head[0] == "n" else None
         emitted = False
         end = start
@@ -378,7 +387,10 @@ class Resolver:
     ) -> tuple[Value, bool]:
         if uses is None:
             return None, True
-        candidates = self._candidates(self.file_frameworks(file), attr)
+        frameworks = self._imports.get(file)
+        candidates = self._candidates(
+            self.file_frameworks(file) if frameworks is None else frameworks, attr
+        )
         if not candidates:
             return None, True
         if not self.guess:
