@@ -18,7 +18,6 @@ from .apimap import ApiMap, available_maps, load_map, release_key
 from .engine import ScanOptions, paused_gc, scan_project
 from .evidence import EvidenceSource
 from .findings import build_findings, read_baseline, write_baseline
-from .html import render_html
 from .mapmake import build_map_file
 from .report import ScanReport, build_report
 from .sarif import sarif_document
@@ -273,6 +272,8 @@ def _scan_and_write(args: argparse.Namespace) -> int:
     elif args.format == "sarif":
         document = json.dumps(sarif_document(report, args.path), separators=(",", ":"))
     elif args.format == "html":
+        from .html import render_html  # jinja2, imported only for the page
+
         document = render_html(report)
     if document is None or args.out is not None:
         print_report(

@@ -64,9 +64,16 @@ class Finding:
     location: Location
     target: str
     verdict: Verdict
-    fingerprint: str
+    occurrence: int
+    """Which use of its API in its file it is (1: the first), for the fingerprint."""
     suppressed: bool = False
     baselined: bool = False
+
+    @property
+    def fingerprint(self) -> str:
+        """The baseline's key of the finding (made when asked: a large project has tens of
+        thousands of findings, and only a baseline and SARIF read the key)."""
+        return _fingerprint(self.use, self.target, self.verdict.status, self.occurrence)
 
     @property
     def counts(self) -> bool:
@@ -127,16 +134,16 @@ def build_findings(
         location = _location(use, facts)
         for target in targets:
             verdict = judge.verdict(use, target)
-            fingerprint = _fingerprint(use, target, verdict.status, occurrence)
             findings.append(
                 Finding(
                     use=use,
                     location=location,
                     target=target,
                     verdict=verdict,
-                    fingerprint=fingerprint,
+                    occurrence=occurrence,
                     suppressed=_suppressed(use, target, verdict.status, facts),
-                    baselined=fingerprint in baseline,
+                    baselined=bool(baseline)
+                    and _fingerprint(use, target, verdict.status, occurrence) in baseline,
                 )
             )
     return findings
