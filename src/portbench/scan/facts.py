@@ -620,20 +620,19 @@ def file_facts(
     plain = reader.ascii
     for scope, node, head, attrs in reader.pending:
         if attrs or (head is not None and (stars or head in bound)):
-            if type(node) is _NAME:
-                # A bare name: whether it can be a use at all is known here already.
-                if _inert(facts, scope, node.id, stars):
-                    continue
-                if plain:  # half the references: chain() inlined
-                    line = node.lineno
-                    position = (
-                        line,
-                        node.col_offset,
-                        node.end_lineno or line,
-                        node.end_col_offset or 0,
-                    )
-                    refs.append((scope, (("n", head, position), ())))
-                    continue
+            bare = type(node) is _NAME
+            if not attrs and head is not None and _inert(facts, scope, head, stars, bare):
+                continue
+            if bare and plain:  # a third of the references: chain() inlined
+                line = node.lineno
+                position = (
+                    line,
+                    node.col_offset,
+                    node.end_lineno or line,
+                    node.end_col_offset or 0,
+                )
+                refs.append((scope, (("n", head, position), ())))
+                continue
             expr = chain(node)
             if expr is not None:
                 refs.append((scope, expr))
@@ -646,14 +645,19 @@ _NO_VALUE = frozenset({"def", "other"})
 _OWN_OBJECT = frozenset({"self", "cls", "class"})
 
 
-def _inert(facts: FileFacts, scope: int, name: str, stars: bool) -> bool:
-    """Whether a bare name (no attribute, no call) is certain to be no use, and resolving
-    it would look at nothing else: resolved as :meth:`.resolve.Resolver.lookup_name`
-    resolves it (the nearest scope binding it, class bodies skipped from inside), its
-    bindings give no value or a project object until one gives no value, or no scope
-    binds it and no star import could. Such a reference is dropped here: resolving it
-    could emit nothing, count nothing, and remember nothing that a later lookup would
-    see differently (it was about a sixth of a large project's references)."""
+def _inert(facts: FileFacts, scope: int, name: str, stars: bool, bare: bool) -> bool:
+    """Whether a reference that starts from ``name`` and has no interesting attribute is
+    certain to be no use, and resolving it would look at nothing else. The name is
+    resolved as :meth:`.resolve.Resolver.lookup_name` resolves it (the nearest scope
+    binding it, class bodies skipped from inside): its bindings give no value (a project
+    object may come before: ``_merge`` stops at the first binding with none), or no
+    scope binds it and no star import could; or, for a ``bare`` name, they give project
+    objects only (``self``: no framework object, and nothing looked up). A chain on a
+    name without value has none either, and its attributes, none a framework method's
+    name, are not counted as unresolved calls.
+    Such a reference is dropped here: resolving it could emit nothing, count nothing,
+    and remember nothing that a later lookup would see differently (it was about a fifth
+    of a large project's references)."""
     current = scope
     scopes, bindings = facts.scopes, facts.bindings
     while current >= 0:
@@ -664,7 +668,7 @@ def _inert(facts: FileFacts, scope: int, name: str, stars: bool) -> bool:
                     return True
                 if binding[0] not in _OWN_OBJECT:
                     return False
-            return True
+            return bare
         current = parent
     return not stars
 
