@@ -9,15 +9,19 @@ from __future__ import annotations
 
 import gc
 import marshal
+import multiprocessing
 import os
 import time
 from collections import Counter
 from collections.abc import Iterator
 from concurrent.futures import ProcessPoolExecutor
+from concurrent.futures.process import BrokenProcessPool
 from contextlib import contextmanager
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import Any
 
+from ..errors import PortbenchError
 from .apimap import ApiMap
 from .facts import FileFacts, file_facts, from_wire, to_wire
 from .notebook import NotebookError, notebook_code
@@ -109,13 +113,27 @@ def paused_gc() -> Iterator[None]:
             gc.enable()
 
 
-def _init_worker(root: str, max_file_bytes: int, interesting: frozenset[str] | None) -> None:
+def _init_worker(
+    root: str, max_file_bytes: int, interesting: frozenset[str] | None, claims: Any
+) -> None:
     gc.disable()  # the worker lives for one scan; see paused_gc
-    _WORKER.update(root=Path(root), max=max_file_bytes, interesting=interesting)
+    _WORKER.update(root=Path(root), max=max_file_bytes, interesting=interesting, claims=claims)
 
 
-def _read_chunk(items: list[ProjectFile]) -> bytes:
-    """A worker's facts of ``items``, marshalled (see ``to_wire``)."""
+def _claim(claims: Any, number: int) -> bool:
+    """Take chunk ``number`` for the calling process; False if another process has."""
+    with claims.get_lock():
+        if claims[number]:
+            return False
+        claims[number] = 1
+        return True
+
+
+def _read_chunk(number: int, items: list[ProjectFile]) -> bytes | None:
+    """A worker's facts of chunk ``number``, marshalled (see ``to_wire``); None when the
+    scanning process took the chunk first."""
+    if not _claim(_WORKER["claims"], number):
+        return None
     root = _WORKER["root"]
     assert isinstance(root, Path)
     limit = _WORKER["max"]
@@ -156,8 +174,8 @@ def read_all(
     """Every discovered file's facts, in discovery order.
 
     With ``jobs`` processes, this one and ``jobs - 1`` workers read: the workers take
-    chunks from the front, this process from the back (a chunk no worker has started is
-    cancelled there and read here), so what this process reads needs no sending at all.
+    chunks from the front, this process from the back (each chunk is claimed once, in
+    memory the processes share), so what this process reads needs no sending at all.
     """
     items = discovery.files
     root, limit = discovery.root, options.max_file_bytes
@@ -165,20 +183,31 @@ def read_all(
     if jobs == 1 or len(items) < 2:
         return [read_one(root, i, limit, interesting) for i in items]
     chunks = _chunks(items, jobs)
+    context = multiprocessing.get_context()
+    claims = context.Array("b", len(chunks))
     done: list[list[FileFacts] | None] = [None] * len(chunks)
-    with ProcessPoolExecutor(
-        max_workers=jobs - 1,
-        initializer=_init_worker,
-        initargs=(str(root), limit, interesting),
-    ) as pool:
-        futures = [pool.submit(_read_chunk, chunk) for chunk in chunks]
-        for number in range(len(chunks) - 1, -1, -1):
-            if not futures[number].cancel():
-                break  # the workers have started this chunk, hence every one before it
-            done[number] = [read_one(root, i, limit, interesting) for i in chunks[number]]
-        for number, future in enumerate(futures):
-            if done[number] is None:
-                done[number] = [from_wire(w) for w in marshal.loads(future.result())]
+    try:
+        with ProcessPoolExecutor(
+            max_workers=jobs - 1,
+            mp_context=context,
+            initializer=_init_worker,
+            initargs=(str(root), limit, interesting, claims),
+        ) as pool:
+            futures = [pool.submit(_read_chunk, n, chunk) for n, chunk in enumerate(chunks)]
+            for number in range(len(chunks) - 1, -1, -1):
+                if not _claim(claims, number):
+                    break  # the workers have this chunk: each before it is theirs too
+                done[number] = [read_one(root, i, limit, interesting) for i in chunks[number]]
+            for number, future in enumerate(futures):
+                sent = future.result()
+                if done[number] is None:
+                    assert sent is not None  # claimed by a worker: read there
+                    done[number] = [from_wire(w) for w in marshal.loads(sent)]
+    except BrokenProcessPool:
+        raise PortbenchError(
+            "a worker process reading the project's files ended abruptly (out of memory?); "
+            "run the scan again with --jobs 1 to read every file in this process"
+        ) from None
     return [facts for chunk in done if chunk is not None for facts in chunk]
 
 

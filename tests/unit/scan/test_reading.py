@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import gc
 import marshal
+import multiprocessing
 import textwrap
 from pathlib import Path
 
@@ -92,12 +93,16 @@ def test_facts_survive_the_wire(project: Path, maps: dict[str, ApiMap]) -> None:
 def test_worker_chunk_reads_what_this_process_reads(project: Path, maps: dict[str, ApiMap]) -> None:
     discovery = discover(project)
     names = _method_names(maps)
-    engine._init_worker(str(discovery.root), 1 << 20, names)
+    claims = multiprocessing.get_context().Array("b", 2)
+    engine._init_worker(str(discovery.root), 1 << 20, names, claims)
     try:
-        sent = engine._read_chunk(discovery.files)
+        sent = engine._read_chunk(0, discovery.files)
+        assert engine._claim(claims, 1)  # this process took chunk 1: the worker leaves it
+        assert engine._read_chunk(1, discovery.files) is None
     finally:
         gc.enable()  # _init_worker pauses it for the worker's life
         engine._WORKER.clear()
+    assert sent is not None
     here = [read_one(discovery.root, item, 1 << 20, names) for item in discovery.files]
     assert [from_wire(w) for w in marshal.loads(sent)] == here
 
