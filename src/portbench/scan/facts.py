@@ -303,7 +303,7 @@ class _Reader:
             self.bind(alias.asname or alias.name, ("from", module, alias.name, node.level))
 
     def visit_Assign(self, node: ast.Assign) -> None:
-        self.visit(node.value)
+        self.expression(node.value)
         binding = self._value_binding(node.value)
         for target in node.targets:
             if isinstance(target, ast.Name) and target.id == "__all__" and self.scope == 0:
@@ -318,7 +318,7 @@ class _Reader:
 
     def visit_AnnAssign(self, node: ast.AnnAssign) -> None:
         if node.value is not None:
-            self.visit(node.value)
+            self.expression(node.value)
             binding = self._value_binding(node.value)
         else:
             binding = self._annotation(node.annotation)
@@ -328,16 +328,16 @@ class _Reader:
         self._visit_target(node.target)
 
     def visit_NamedExpr(self, node: ast.NamedExpr) -> None:
-        self.visit(node.value)
+        self.expression(node.value)
         self.bind(node.target.id, self._value_binding(node.value) or _OTHER)
 
     def _visit_target(self, target: ast.expr) -> None:
         # Subscripts and attributes on the left still read names: x[torch.arange(3)] = 1.
         if isinstance(target, ast.Subscript):
-            self.visit(target.value)
-            self.visit(target.slice)
+            self.expression(target.value)
+            self.expression(target.slice)
         elif isinstance(target, ast.Attribute):
-            self.visit(target.value)
+            self.expression(target.value)
 
     def _all(self, value: ast.expr, extend: bool) -> None:
         if not isinstance(value, ast.List | ast.Tuple):
@@ -356,13 +356,13 @@ class _Reader:
     def visit_For(self, node: ast.For | ast.AsyncFor) -> None:
         self._bind_loop_targets(node.target)
         self._visit_target(node.target)
-        self.visit(node.iter)
+        self.expression(node.iter)
         for stmt in [*node.body, *node.orelse]:
             self.visit(stmt)
 
     def visit_With(self, node: ast.With | ast.AsyncWith) -> None:
         for item in node.items:
-            self.visit(item.context_expr)
+            self.expression(item.context_expr)
             if item.optional_vars is not None:
                 self._bind_loop_targets(item.optional_vars)
         for stmt in node.body:
@@ -403,9 +403,9 @@ class _Reader:
 
     def visit_FunctionDef(self, node: ast.FunctionDef | ast.AsyncFunctionDef) -> None:
         for decorator in node.decorator_list:
-            self.visit(decorator)
+            self.expression(decorator)
         for default in [*node.args.defaults, *(d for d in node.args.kw_defaults if d)]:
-            self.visit(default)
+            self.expression(default)
         self.bind(node.name, ("def",))
         owner = self.class_of_scope.get(self.scope)
         if owner is not None:
@@ -432,7 +432,7 @@ class _Reader:
 
     def visit_Lambda(self, node: ast.Lambda) -> None:
         for default in [*node.args.defaults, *(d for d in node.args.kw_defaults if d)]:
-            self.visit(default)
+            self.expression(default)
         outer = self.scope
         self.scope = self._new_scope("function")
         for arg in [*node.args.posonlyargs, *node.args.args, *node.args.kwonlyargs]:
@@ -440,20 +440,20 @@ class _Reader:
         for extra in (node.args.vararg, node.args.kwarg):
             if extra is not None:
                 self.bind(extra.arg, _OTHER)
-        self.visit(node.body)
+        self.expression(node.body)
         self.scope = outer
 
     def visit_ClassDef(self, node: ast.ClassDef) -> None:
         for decorator in node.decorator_list:
-            self.visit(decorator)
+            self.expression(decorator)
         bases = []
         for base in node.bases:
-            self.visit(base)
+            self.expression(base)
             expr = self.chain(base)
             if expr is not None:
                 bases.append(expr)
         for keyword in node.keywords:
-            self.visit(keyword.value)
+            self.expression(keyword.value)
         index = len(self.facts.classes)
         outer = self.scope
         scope = self._new_scope("class")
@@ -470,20 +470,20 @@ class _Reader:
     ) -> None:
         # The first iterable is evaluated in the enclosing scope; the rest in the new one.
         generators = node.generators
-        self.visit(generators[0].iter)
+        self.expression(generators[0].iter)
         outer = self.scope
         self.scope = self._new_scope("function")
         for index, generator in enumerate(generators):
             self._bind_loop_targets(generator.target)
             if index:
-                self.visit(generator.iter)
+                self.expression(generator.iter)
             for condition in generator.ifs:
-                self.visit(condition)
+                self.expression(condition)
         if isinstance(node, ast.DictComp):
-            self.visit(node.key)
-            self.visit(node.value)
+            self.expression(node.key)
+            self.expression(node.value)
         else:
-            self.visit(node.elt)
+            self.expression(node.elt)
         self.scope = outer
 
     # -- references ----------------------------------------------------------------------
