@@ -121,6 +121,13 @@ def register(subparsers: Any) -> None:
     )
     scan.add_argument("--max-file-bytes", type=int, default=MAX_FILE_BYTES, metavar="N")
     scan.add_argument(
+        "--cache",
+        type=Path,
+        metavar="DIR",
+        help="keep what was read of each file in DIR, keyed by its content: "
+        "later scans read only the files that changed",
+    )
+    scan.add_argument(
         "--jobs",
         type=int,
         default=0,
@@ -210,7 +217,10 @@ def run_scan(args: argparse.Namespace) -> tuple[ScanReport, int]:
         discovery,
         maps,
         ScanOptions(
-            jobs=args.jobs, guess_methods=args.guess_methods, max_file_bytes=args.max_file_bytes
+            jobs=args.jobs,
+            guess_methods=args.guess_methods,
+            max_file_bytes=args.max_file_bytes,
+            cache=args.cache,
         ),
     )
     evidence_started = time.perf_counter()
@@ -236,6 +246,11 @@ def run_scan(args: argparse.Namespace) -> tuple[ScanReport, int]:
         "evidence_problems": problems,
         "maps": {fw: {"release": m.release, "file": Path(m.path).name} for fw, m in maps.items()},
         "baseline": str(args.baseline) if args.baseline else None,
+        **(
+            {"cache": {"folder": str(args.cache), "files_from_cache": result.cached}}
+            if args.cache
+            else {}
+        ),
         "timings_s": {
             "read": round(result.timings_s.get("read", 0.0), 3),
             "resolve": round(result.timings_s.get("resolve", 0.0), 3),

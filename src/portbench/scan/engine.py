@@ -23,6 +23,7 @@ from typing import Any
 
 from ..errors import PortbenchError
 from .apimap import ApiMap
+from .cache import FactsCache
 from .facts import FileFacts, file_facts, from_wire, to_wire
 from .notebook import NotebookError, notebook_code
 from .project import ModuleIndex
@@ -46,6 +47,8 @@ class ScanOptions:
     alone."""
     guess_methods: bool = False
     max_file_bytes: int = MAX_FILE_BYTES
+    cache: Path | None = None
+    """Folder of the facts cache (``--cache``); None: every file is read."""
 
 
 @dataclass
@@ -60,6 +63,8 @@ class ScanResult:
     stats: Counter[str] = field(default_factory=Counter)
     unresolved_methods: Counter[str] = field(default_factory=Counter)
     timings_s: dict[str, float] = field(default_factory=dict)
+    cached: int = 0
+    """Files whose facts came from the cache."""
 
     @property
     def by_rel(self) -> dict[str, FileFacts]:
@@ -67,15 +72,31 @@ class ScanResult:
 
 
 def read_one(
-    root: Path, item: ProjectFile, max_file_bytes: int, interesting: frozenset[str] | None
+    root: Path,
+    item: ProjectFile,
+    max_file_bytes: int,
+    interesting: frozenset[str] | None,
+    cache: FactsCache | None = None,
 ) -> FileFacts:
-    """One file's facts; a file that cannot be read or parsed has ``error`` set."""
+    """One file's facts (from ``cache`` when it holds these bytes); a file that cannot be
+    read or parsed has ``error`` set."""
     try:
         data = read_file(root, item.rel, max_file_bytes)
     except OSError as exc:
         failed = FileFacts(item.rel, item.kind)
         failed.error = f"cannot be read ({exc.strerror or exc})"
         return failed
+    if cache is not None:
+        kept = cache.load(item.rel, item.kind, data)
+        if kept is not None:
+            return kept
+    facts = _facts_of(item, data, interesting)
+    if cache is not None:
+        cache.store(item.kind, data, facts)
+    return facts
+
+
+def _facts_of(item: ProjectFile, data: bytes, interesting: frozenset[str] | None) -> FileFacts:
     if item.kind == "notebook":
         try:
             code = notebook_code(data)
@@ -114,10 +135,16 @@ def paused_gc() -> Iterator[None]:
 
 
 def _init_worker(
-    root: str, max_file_bytes: int, interesting: frozenset[str] | None, claims: Any
+    root: str,
+    max_file_bytes: int,
+    interesting: frozenset[str] | None,
+    claims: Any,
+    cache: FactsCache | None = None,
 ) -> None:
     gc.disable()  # the worker lives for one scan; see paused_gc
-    _WORKER.update(root=Path(root), max=max_file_bytes, interesting=interesting, claims=claims)
+    _WORKER.update(
+        root=Path(root), max=max_file_bytes, interesting=interesting, claims=claims, cache=cache
+    )
 
 
 def _claim(claims: Any, number: int) -> bool:
@@ -139,8 +166,9 @@ def _read_chunk(number: int, items: list[ProjectFile]) -> bytes | None:
     limit = _WORKER["max"]
     assert isinstance(limit, int)
     interesting = _WORKER["interesting"]
+    cache = _WORKER.get("cache")
     return marshal.dumps(
-        [to_wire(read_one(root, item, limit, interesting)) for item in items]  # type: ignore[arg-type]
+        [to_wire(read_one(root, item, limit, interesting, cache)) for item in items]  # type: ignore[arg-type]
     )
 
 
@@ -169,7 +197,10 @@ def _chunks(items: list[ProjectFile], jobs: int) -> list[list[ProjectFile]]:
 
 
 def read_all(
-    discovery: Discovery, options: ScanOptions, interesting: frozenset[str] | None
+    discovery: Discovery,
+    options: ScanOptions,
+    interesting: frozenset[str] | None,
+    cache: FactsCache | None = None,
 ) -> list[FileFacts]:
     """Every discovered file's facts, in discovery order.
 
@@ -181,7 +212,7 @@ def read_all(
     root, limit = discovery.root, options.max_file_bytes
     jobs = _jobs(options.jobs, len(items))
     if jobs == 1 or len(items) < 2:
-        return [read_one(root, i, limit, interesting) for i in items]
+        return [read_one(root, i, limit, interesting, cache) for i in items]
     chunks = _chunks(items, jobs)
     context = multiprocessing.get_context()
     claims = context.Array("b", len(chunks))
@@ -191,13 +222,15 @@ def read_all(
             max_workers=jobs - 1,
             mp_context=context,
             initializer=_init_worker,
-            initargs=(str(root), limit, interesting, claims),
+            initargs=(str(root), limit, interesting, claims, cache),
         ) as pool:
             futures = [pool.submit(_read_chunk, n, chunk) for n, chunk in enumerate(chunks)]
             for number in range(len(chunks) - 1, -1, -1):
                 if not _claim(claims, number):
                     break  # the workers have this chunk: each before it is theirs too
-                done[number] = [read_one(root, i, limit, interesting) for i in chunks[number]]
+                done[number] = [
+                    read_one(root, i, limit, interesting, cache) for i in chunks[number]
+                ]
             for number, future in enumerate(futures):
                 sent = future.result()
                 if done[number] is None:
@@ -233,9 +266,11 @@ def _scan(
     names: frozenset[str],
     started: float,
 ) -> ScanResult:
-    files = read_all(discovery, options, names)
+    cache = FactsCache.open(options.cache, names) if options.cache is not None else None
+    files = read_all(discovery, options, names, cache)
     read_s = time.perf_counter() - started
     result = ScanResult(discovery=discovery, files=[], uses=[])
+    result.cached = sum(1 for f in files if f.cached)
     readable = []
     for facts in files:
         if facts.error is not None:

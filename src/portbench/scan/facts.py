@@ -131,6 +131,8 @@ class FileFacts:
     file_lines: list[int] | None = None
     """Notebooks: per module line, its line in the .ipynb file, where known."""
     skipped_cells: int = 0
+    cached: bool = False
+    """Read from the cache of an earlier scan (``--cache``), not from the file's tree."""
 
 
 def _suppressions(data: bytes, facts: FileFacts) -> None:
@@ -729,6 +731,7 @@ def to_wire(facts: FileFacts) -> tuple[Any, ...]:
         facts.line_map,
         facts.file_lines,
         facts.skipped_cells,
+        facts.cached,
     )
 
 
@@ -750,6 +753,7 @@ def from_wire(wire: tuple[Any, ...]) -> FileFacts:
         line_map,
         file_lines,
         skipped_cells,
+        cached,
     ) = wire
     return FileFacts(
         rel=rel,
@@ -767,6 +771,7 @@ def from_wire(wire: tuple[Any, ...]) -> FileFacts:
         line_map=line_map,
         file_lines=file_lines,
         skipped_cells=skipped_cells,
+        cached=cached,
     )
 
 

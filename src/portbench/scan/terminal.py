@@ -142,6 +142,11 @@ def print_report(report: ScanReport, console: Console, limit: int = 30) -> None:
     if timings:
         console.print(
             f"scanned in {timings.get('total', 0):.1f} s (evidence {timings.get('evidence', 0):.1f} s, "
-            f"reading {timings.get('read', 0):.1f} s, resolving {timings.get('resolve', 0):.1f} s)",
+            f"reading {timings.get('read', 0):.1f} s, resolving {timings.get('resolve', 0):.1f} s)"
+            + (
+                f"; {s['cache']['files_from_cache']} file(s) from the cache"
+                if s.get("cache")
+                else ""
+            ),
             style="dim",
         )

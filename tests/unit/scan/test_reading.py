@@ -1,5 +1,5 @@
 """Reading files fast without reading them differently: references kept, facts sent back by
-worker processes, chunks, and the cycle collector around a scan."""
+worker processes, chunks, the cycle collector around a scan, and the cache of facts."""
 
 from __future__ import annotations
 
@@ -11,6 +11,7 @@ from pathlib import Path
 
 import pytest
 
+from portbench.cli import main
 from portbench.scan import engine
 from portbench.scan.apimap import ApiMap, available_maps, load_map
 from portbench.scan.engine import ScanOptions, paused_gc, read_one, scan_project
@@ -143,3 +144,52 @@ def test_cycle_collector_paused_and_restored() -> None:
             assert not gc.isenabled()
         assert not gc.isenabled()  # the outer pause still holds
     assert gc.isenabled()
+
+
+def test_cache_reads_changed_files_only_and_finds_the_same(
+    project: Path, tmp_path: Path, maps: dict[str, ApiMap]
+) -> None:
+    cache = tmp_path / "cache"
+    plain = scan_project(discover(project), maps, ScanOptions(jobs=1))
+    first = scan_project(discover(project), maps, ScanOptions(jobs=1, cache=cache))
+    again = scan_project(discover(project), maps, ScanOptions(jobs=2, cache=cache))
+    readable = len(first.files) + len(first.unparsed)
+    assert first.cached == 0
+    assert again.cached == readable  # every file, the one that does not parse included
+    assert again.uses == first.uses == plain.uses
+    assert again.unparsed == plain.unparsed
+    assert again.by_rel["analysis.ipynb"].line_map == plain.by_rel["analysis.ipynb"].line_map
+    # One file changed: read again, and what it now says is found.
+    ops = project / "pkg" / "ops.py"
+    ops.write_text(ops.read_text(encoding="utf-8") + "\nx = F.gelu\n", encoding="utf-8")
+    changed = scan_project(discover(project), maps, ScanOptions(jobs=1, cache=cache))
+    assert changed.cached == readable - 1
+    assert ("pkg/ops.py", "torch.nn.functional.gelu") in {(u.file, u.api) for u in changed.uses}
+
+
+def test_cache_entry_damaged_is_read_again(
+    project: Path, tmp_path: Path, maps: dict[str, ApiMap]
+) -> None:
+    cache = tmp_path / "cache"
+    first = scan_project(discover(project), maps, ScanOptions(jobs=1, cache=cache))
+    entries = sorted(p for p in cache.rglob("*") if p.is_file())
+    assert entries
+    for entry in entries[:2]:
+        data = bytearray(entry.read_bytes())
+        data[-1] ^= 0xFF
+        entry.write_bytes(bytes(data))
+    entries[2].write_bytes(b"not an entry")
+    again = scan_project(discover(project), maps, ScanOptions(jobs=1, cache=cache))
+    assert again.cached == len(first.files) + len(first.unparsed) - 3
+    assert again.uses == first.uses
+
+
+def test_cache_folder_that_cannot_be_made_is_one_sentence(
+    project: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    blocker = tmp_path / "a-file"
+    blocker.write_text("", encoding="utf-8")
+    code = main(["scan", str(project), "--cache", str(blocker / "cache"), "--jobs", "1"])
+    assert code == 2
+    err = capsys.readouterr().err
+    assert "--cache" in err and "Traceback" not in err
