@@ -1,4 +1,4 @@
-"""A scan from folder to uses: find the files, read each (in worker processes), resolve.
+"""A scan from folder to uses: find the files, read each (here and in worker processes), resolve.
 
 Reading a file (parse, collect its facts) needs no other file, so it is spread over
 processes when there are enough files for that to pay; resolving needs every file's

@@ -387,10 +387,7 @@ class Resolver:
     ) -> tuple[Value, bool]:
         if uses is None:
             return None, True
-        frameworks = self._imports.get(file)
-        candidates = self._candidates(
-            self.file_frameworks(file) if frameworks is None else frameworks, attr
-        )
+        candidates = self._candidates(self.file_frameworks(file), attr)
         if not candidates:
             return None, True
         if not self.guess:
