@@ -154,6 +154,13 @@ def sample(session: nox.Session) -> None:
 
 
 @nox.session(python=PYTHON, default=False)
+def scan(session: nox.Session) -> None:
+    """Will a project port? Map its framework calls onto the evidence: -- PATH [--target T]."""
+    _install(session)
+    session.run("portbench", "scan", *session.posargs)
+
+
+@nox.session(python=PYTHON, default=False)
 def perf(session: nox.Session) -> None:
     """Benchmarks of portbench itself (timing fidelity, overhead, scaling)."""
     _install(session, "test")

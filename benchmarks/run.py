@@ -6,6 +6,7 @@
     python benchmarks/run.py --only store           # the store and scoreboard (a synthetic million)
     python benchmarks/run.py --only ab --baseline 4b53361   # per-case overhead, this vs a commit
     python benchmarks/run.py --only floor           # this runner's timing cost against 4b53361's
+    python benchmarks/run.py --only scan            # portbench scan on the transformers sdist
 
 Cold image builds are measured separately (`portbench images build`), not here.
 """
@@ -26,7 +27,7 @@ from _common import Row
 
 BENCHMARKS = ("fidelity", "overhead", "fault", "scaling", "images")
 #: Long ones, run only when named (--only): they build venvs or run whole CPU cells.
-OPT_IN = ("venv", "matrix", "cluster", "ab", "store", "floor")
+OPT_IN = ("venv", "matrix", "cluster", "ab", "store", "floor", "scan")
 
 
 def machine() -> dict[str, object]:
@@ -93,6 +94,10 @@ def collect(names: list[str], quick: bool, baseline: str = "4b53361") -> list[Ro
         import overhead_ab
 
         rows += overhead_ab.rows(baseline, rounds=2 if quick else 5, n_cases=60 if quick else 300)
+    if "scan" in names:
+        import scan_speed
+
+        rows += scan_speed.run(rounds=1 if quick else 3)
     return rows
 
 

@@ -37,6 +37,7 @@ COMMAND_MODULES = (
     "portbench.sampling.commands",
     "portbench.store.commands",
     "portbench.scoreboard.commands",
+    "portbench.scan.commands",
 )
 
 
