@@ -48,13 +48,14 @@ ENGINE_LOG = {"type": "json-file", "config": {"max-size": "16m", "max-file": "1"
 CONTAINER_LOG_BYTES = 16 << 20
 
 
-def container_options(accelerator_container: dict[str, Any]) -> dict[str, Any]:
+def container_options(accelerator_container: dict[str, object]) -> dict[str, object]:
     """docker SDK ``containers.run`` options an accelerator adds (images/accelerators.toml)."""
     from docker.types import DeviceRequest
 
-    options: dict[str, Any] = {}
+    options: dict[str, object] = {}
     if accelerator_container.get("gpus"):
-        count = -1 if accelerator_container["gpus"] == "all" else int(accelerator_container["gpus"])
+        gpus = str(accelerator_container["gpus"])
+        count = -1 if gpus == "all" else int(gpus)
         options["device_requests"] = [DeviceRequest(count=count, capabilities=[["gpu"]])]
     if accelerator_container.get("privileged"):
         options["privileged"] = True
@@ -62,21 +63,26 @@ def container_options(accelerator_container: dict[str, Any]) -> dict[str, Any]:
         options["network_mode"] = accelerator_container["network"]
     if accelerator_container.get("shm_size"):
         options["shm_size"] = accelerator_container["shm_size"]
-    devices = [str(d) for d in accelerator_container.get("devices", ())]
+    devices = _items(accelerator_container.get("devices"))
     if devices:
         # A folder (/dev/dri) passes every device file in it, as `docker run --device` does.
         options["devices"] = [f"{d}:{d}:rwm" for d in devices]
-    groups = device_groups(accelerator_container.get("groups", ()), devices)
+    groups = device_groups(_items(accelerator_container.get("groups")), devices)
     if groups:
         options["group_add"] = groups
     if accelerator_container.get("ipc"):
         options["ipc_mode"] = accelerator_container["ipc"]
     if accelerator_container.get("security_opt"):
-        options["security_opt"] = [str(o) for o in accelerator_container["security_opt"]]
+        options["security_opt"] = _items(accelerator_container["security_opt"])
     return options
 
 
-def device_groups(names: Any, devices: list[str]) -> list[int]:
+def _items(value: object) -> list[str]:
+    """A table's list of names (devices, groups, options) as strings; [] where there is none."""
+    return [str(item) for item in value] if isinstance(value, (list, tuple)) else []
+
+
+def device_groups(names: list[str], devices: list[str]) -> list[int]:
     """The host's group ids that open ``devices``: the named groups (``video``, ``render``)
     as this host numbers them, and the group owning each device file. The cell runs as an
     unprivileged user whose groups the image cannot know: /dev/kfd and /dev/dri/renderD*
@@ -84,7 +90,7 @@ def device_groups(names: Any, devices: list[str]) -> list[int]:
     gids: list[int] = []
     for name in names:
         try:
-            gids.append(grp.getgrnam(str(name)).gr_gid)
+            gids.append(grp.getgrnam(name).gr_gid)
         except KeyError:
             continue  # not a group on this host (older distributions have no render group)
     for device in devices:
@@ -166,7 +172,7 @@ class DockerBackend:
         self, prepared: PreparedEnvironment, launch: CellLaunch, writer: CellWriter
     ) -> int:
         assert prepared.image is not None
-        accelerator = get_accelerator(writer.plan["accelerator"]["id"])
+        accelerator = get_accelerator(writer.plan.accelerator.id)
         command = runner_argv(
             "python3",
             *supervise_args(
@@ -180,7 +186,7 @@ class DockerBackend:
         log = _BoundedLog(launch.logs / "container.log", self.console)
         with _exclusive(accelerator.flavor), log:
             return self._run_container(
-                prepared.image["tag"],
+                prepared.image.tag,
                 accelerator.container,
                 launch.cell_dir,
                 launch.budget_s,
@@ -199,7 +205,7 @@ class DockerBackend:
         log = _BoundedLog(out_dir.parent / f"{out_dir.name}.log", self.console)
         with log:
             return self._run_container(
-                prepared.image["tag"],
+                prepared.image.tag,
                 {},
                 out_dir,
                 3600,
@@ -212,7 +218,7 @@ class DockerBackend:
     def _run_container(
         self,
         tag: str,
-        accelerator_container: dict[str, Any],
+        accelerator_container: dict[str, object],
         label_dir: Path,
         budget_s: float,
         command: list[str],
@@ -224,7 +230,7 @@ class DockerBackend:
         from docker.types import LogConfig
 
         client = docker_client()
-        options: dict[str, Any] = {
+        options: dict[str, object] = {
             "network_mode": "none",
             "read_only": True,
             "tmpfs": dict(TMPFS),
@@ -242,7 +248,10 @@ class DockerBackend:
         }
         extra = container_options(accelerator_container)
         # An accelerator's security options come on top of the cell's own, never instead.
-        extra["security_opt"] = [*options["security_opt"], *extra.get("security_opt", [])]
+        extra["security_opt"] = [
+            *_items(options["security_opt"]),
+            *_items(extra.get("security_opt")),
+        ]
         options.update(extra)
         volumes = {
             str(runners_dir()): {"bind": CELL_PATHS["runners"], "mode": "ro"},

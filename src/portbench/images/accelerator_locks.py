@@ -22,9 +22,9 @@ from ..errors import UsageError
 from .locks import load_lock, lock_path
 
 if TYPE_CHECKING:
-    from .lockgen import LockInput
+    from .lockgen import CurrentLock
 
-__all__ = ["INDEXES", "accelerator_lock_inputs", "require_installable"]
+__all__ = ["INDEXES", "accelerator_current", "require_installable"]
 
 #: PyTorch's own wheel indexes for the device builds PyPI does not serve.
 INDEXES = {
@@ -34,45 +34,46 @@ INDEXES = {
 PYPI = "uv pip compile against PyPI"
 
 
-def accelerator_lock_inputs() -> dict[tuple[str, str, str], LockInput]:
-    """(profile, framework, flavor) -> how each lock is made (``portbench images lock``)."""
-    from .lockgen import LockInput  # imported late: lockgen merges this table into its own
+def accelerator_current() -> dict[tuple[str, str], CurrentLock]:
+    """(framework, flavor) -> how ``current``'s lock is made, ``{version}`` being the
+    version the lock pins now (``portbench images lock`` and ``images refresh``)."""
+    from .lockgen import CurrentLock  # imported late: lockgen merges this table into its own
 
     rocm, xpu = INDEXES["rocm"], INDEXES["xpu"]
     return {
-        ("current", "jax", "rocm"): LockInput(
-            ("jax[rocm7-local]==0.10.2",),
-            "3.11",
+        ("jax", "rocm"): CurrentLock(
+            "jax",
+            ("jax[rocm7-local]=={version}",),
             True,
             PYPI + " (jax's ROCm plugin; ROCm 7's runtime libraries come from the image's base, "
             "AMD's ROCm image: no Python index serves them)",
         ),
-        ("current", "tensorflow", "rocm"): LockInput(
-            ("tensorflow-rocm==2.14.0.600", "numpy<2"),
-            "3.11",
+        ("tensorflow", "rocm"): CurrentLock(
+            "tensorflow-rocm",
+            ("tensorflow-rocm=={version}", "numpy<2"),
             True,
             PYPI + " (tensorflow-rocm 2.14.0.600, PyPI's newest: built for ROCm 6.0 and NumPy 1.x; "
             "newer ROCm builds are AMD's, on repo.radeon.com, not pinned here)",
         ),
-        ("current", "torch", "rocm"): LockInput(
-            ("torch==2.13.0+rocm7.2", "triton-rocm==3.7.1", "numpy"),
-            "3.11",
+        ("torch", "rocm"): CurrentLock(
+            "torch",
+            ("torch=={version}+rocm7.2", "triton-rocm==3.7.1", "numpy"),
             False,
             "torch 2.13.0's ROCm 7.2 build and its triton as PyTorch's rocm7.2 index names them; "
             "not resolved (that index was unreachable where this was written)",
             indexes=(("torch", rocm), ("triton-rocm", rocm)),
         ),
-        ("current", "torch", "xpu"): LockInput(
-            ("torch==2.13.0+xpu", "triton-xpu==3.7.2", "numpy"),
-            "3.11",
+        ("torch", "xpu"): CurrentLock(
+            "torch",
+            ("torch=={version}+xpu", "triton-xpu==3.7.2", "numpy"),
             False,
             "torch 2.13.0's XPU build and its triton as PyTorch's xpu index names them; not "
             "resolved (that index was unreachable where this was written)",
             indexes=(("torch", xpu), ("triton-xpu", xpu)),
         ),
-        ("current", "torch", "mps"): LockInput(
-            ("torch==2.13.0", "numpy"),
-            "3.11",
+        ("torch", "mps"): CurrentLock(
+            "torch",
+            ("torch=={version}", "numpy"),
             True,
             PYPI + " for macOS 14 on arm64 (PyPI's macOS torch is the MPS build)",
             platform="aarch64-apple-darwin",
