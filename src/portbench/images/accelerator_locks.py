@@ -12,6 +12,9 @@
   refuses them until they are resolved where the index answers.
 - ``torch-mps``: PyPI's macOS arm64 torch is the MPS build; resolved for macOS 14 on
   arm64 (the oldest its wheels are tagged for).
+
+``jax-rocm`` and ``torch-mps`` pin the release of their framework's CPU lock, and a refresh
+keeps them there (``follows``): a cell on the device and one on the CPU measure the same code.
 """
 
 from __future__ import annotations
@@ -47,6 +50,7 @@ def accelerator_current() -> dict[tuple[str, str], CurrentLock]:
             True,
             PYPI + " (jax's ROCm plugin; ROCm 7's runtime libraries come from the image's base, "
             "AMD's ROCm image: no Python index serves them)",
+            follows="cpu",
         ),
         ("tensorflow", "rocm"): CurrentLock(
             "tensorflow-rocm",
@@ -78,6 +82,7 @@ def accelerator_current() -> dict[tuple[str, str], CurrentLock]:
             PYPI + " for macOS 14 on arm64 (PyPI's macOS torch is the MPS build)",
             platform="aarch64-apple-darwin",
             env=(("MACOSX_DEPLOYMENT_TARGET", "14.0"),),
+            follows="cpu",
         ),
     }
 
