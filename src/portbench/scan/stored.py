@@ -3,7 +3,7 @@
 The store answers the query the scan asks with its own index: the cells of one framework,
 holding only the records of the functions the project reaches
 (:func:`portbench.store.cells.load_store_cells`). Which functions those are is decided here
-from the names the store holds (one ``DISTINCT`` over the ``case_results`` view) and by the
+from the names the store holds (one ``DISTINCT`` over the ``case_results`` view, for every framework at once) and by the
 scan's map, as the run directories' evidence is indexed: so a scan of a store gives the
 verdicts a scan of the same cells' run directories gives. Census cells come back whole
 (every ``census:`` function): their pairs are reached through operators, not names.
@@ -26,11 +26,11 @@ from .sources import CENSUS_PREFIX, CellEvidence, scanner_name
 
 __all__ = ["StoreEvidence"]
 
-#: Function names per suite of a framework's cells, tampered cells left out (the view).
+#: Function names of every framework's cells, census apart, tampered cells left out (the
+#: view); one query for all frameworks: opening the store costs more than the answer.
 _FUNCTIONS = """
-SELECT DISTINCT function, suite = 'census' AS census
+SELECT DISTINCT framework, function, suite = 'census' AS census
 FROM case_results
-WHERE framework = ?
 """
 
 
@@ -44,6 +44,7 @@ class StoreEvidence:
     _names: dict[str, dict[str, set[str]]] = field(default_factory=dict)
     """Per framework: scanner name -> the spellings the store's records use."""
     _census: dict[str, set[str]] = field(default_factory=dict)
+    _named: bool = False
     _loaded: set[str] = field(default_factory=set)
 
     @property
@@ -59,19 +60,18 @@ class StoreEvidence:
         return f"store {self.path}: {self.cells} cell(s) of {frameworks}"
 
     def _stored(self, framework: str) -> dict[str, set[str]]:
-        names = self._names.get(framework)
-        if names is None:
-            names, census = {}, set()
+        if not self._named:
             with open_store(self.path, write=False) as con:
-                rows = con.execute(_FUNCTIONS, [framework]).fetchall()
-            for function, is_census in rows:
+                rows = con.execute(_FUNCTIONS).fetchall()
+            for held, function, is_census in rows:
                 stored = str(function)
                 if is_census or stored.startswith(CENSUS_PREFIX):
-                    census.add(stored)
+                    self._census.setdefault(str(held), set()).add(stored)
                 else:
+                    names = self._names.setdefault(str(held), {})
                     names.setdefault(scanner_name(stored), set()).add(stored)
-            self._names[framework], self._census[framework] = names, census
-        return names
+            self._named = True
+        return self._names.get(framework, {})
 
     def functions(self, framework: str) -> set[str]:
         return set(self._stored(framework))
@@ -99,7 +99,7 @@ class StoreEvidence:
         if functions is not None:
             names = self._stored(framework)
             wanted = {stored for name in functions for stored in names.get(name, ())}
-            wanted |= self._census[framework]
+            wanted |= self._census.get(framework, set())
         for cell in load_store_cells(self.path, framework, wanted):
             self._read.add(cell)
         self._loaded.add(framework)
