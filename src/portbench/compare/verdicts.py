@@ -1,0 +1,63 @@
+"""Every case of a comparison gets its verdict at once, after the p-values are adjusted.
+
+The family is everything one ``portbench compare`` tests: every timed case of every pair of
+cells. Benjamini-Hochberg keeps the expected share of false discoveries among the flagged
+cases at alpha; a case is then ``slower`` or ``faster`` only when its adjusted p (q) is at
+most alpha, its ratio is beyond the minimum (``--threshold``), and, with several runs a
+side, its runs do not overlap (the change is larger than the noise between runs).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import replace
+from typing import TYPE_CHECKING
+
+from .stats import TOO_FEW, RatioEstimate, benjamini_hochberg
+
+if TYPE_CHECKING:
+    from .pairs import CellComparison, Thresholds
+
+__all__ = ["TOO_FEW_VERDICT", "VERDICTS", "decide", "verdict"]
+
+#: The verdict of a case with too few samples on a side for the exact test to reach alpha.
+TOO_FEW_VERDICT = "too few"
+VERDICTS = ("slower", "faster", "same", TOO_FEW_VERDICT, "none")
+
+
+def verdict(estimate: RatioEstimate | None, slower: float) -> str:
+    """``slower``/``faster`` (significant and beyond the minimum ratio), ``same``, ``too
+    few`` (no test possible) or ``none`` (not timed on both sides)."""
+    if estimate is None:
+        return "none"
+    if estimate.method == TOO_FEW:
+        return TOO_FEW_VERDICT
+    if estimate.significant and estimate.ratio > 1.0 + slower:
+        return "slower"
+    if estimate.significant and estimate.ratio < 1.0 / (1.0 + slower):
+        return "faster"
+    return "same"
+
+
+def decide(comparisons: Sequence[CellComparison], thresholds: Thresholds) -> None:
+    """Adjust the p-values of every tested case of ``comparisons`` together, then set each
+    case's q-value, significance and verdict (in place)."""
+    tested = [
+        (comparison, index)
+        for comparison in comparisons
+        for index, case in enumerate(comparison.cases)
+        if case.estimate is not None and case.estimate.p_value is not None
+    ]
+    p_values = [c.cases[i].estimate.p_value for c, i in tested]  # type: ignore[union-attr]
+    q_values = benjamini_hochberg([p for p in p_values if p is not None])
+    for (comparison, index), q in zip(tested, q_values, strict=True):
+        case = comparison.cases[index]
+        assert case.estimate is not None
+        significant = q <= thresholds.alpha and case.estimate.runs_apart is not False
+        estimate = replace(case.estimate, q_value=q, significant=significant)
+        comparison.cases[index] = replace(case, estimate=estimate)
+    for comparison in comparisons:
+        comparison.cases[:] = [
+            replace(case, verdict=verdict(case.estimate, thresholds.slower))
+            for case in comparison.cases
+        ]
