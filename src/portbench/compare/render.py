@@ -15,7 +15,7 @@ from ..report.markdown import md_table, md_text
 from .pairs import CaseComparison, CellComparison, Thresholds
 from .runs import Comparison
 from .stats import EXACT_MAX, min_per_side, smallest_p
-from .verdicts import TOO_FEW_VERDICT
+from .verdicts import TOO_FEW_VERDICT, noise_floor
 
 __all__ = ["comparison_json", "comparison_markdown", "explain", "print_comparison"]
 
@@ -87,7 +87,8 @@ def explain(result: Comparison, thresholds: Thresholds) -> list[str]:
     if result.runs_a > 1 or result.runs_b > 1:
         lines.append(
             f"Runs: {result.runs_a} in A, {result.runs_b} in B; a change is called only where "
-            "every run of B lies beyond every run of A (larger than the noise between runs)."
+            "every run of B lies beyond every run of A and B/A is beyond the cell's noise "
+            "floor (the 95th percentile of its cases' noise between runs)."
         )
     else:
         lines.append(
@@ -124,8 +125,12 @@ def _cell_lines(comparison: CellComparison, thresholds: Thresholds) -> list[str]
             "least that can reach it)"
         )
     noise = _run_noise(comparison)
-    if noise is not None:
-        lines.append(f"noise between runs (median over the cases): {noise:.1%}")
+    floor = noise_floor(comparison)
+    if noise is not None and floor is not None:
+        lines.append(
+            f"noise between runs: {noise:.1%} for the median case, {floor - 1:.1%} for the 95th "
+            "percentile (the noise floor a change must exceed)"
+        )
     for label, side in (("A", comparison.a), ("B", comparison.b)):
         if side.env_problem:
             lines.append(
@@ -250,6 +255,7 @@ def _case_json(c: CaseComparison) -> dict[str, Any]:
         "samples": [estimate.n_a, estimate.n_b] if estimate else None,
         "runs": [estimate.runs_a, estimate.runs_b] if estimate else None,
         "run_spread": estimate.run_spread if estimate else None,
+        "noise_floor": estimate.noise_floor if estimate else None,
         "verdict": c.verdict,
     }
 

@@ -11,8 +11,11 @@
   verdict, and the counts say why. Records with no samples (schema 1) have none.
 - **Noise between runs**: with several runs per side, each run's median is kept. The
   spread of those medians within a side (largest over smallest) is the noise between runs
-  a rerun of the same plan shows; a change is called only where every run of B lies beyond
-  every run of A (``runs_apart``), so a difference no larger than that noise never is.
+  a rerun of the same plan shows. With two or three runs a side one case's spread is a poor
+  estimate, so the cell's noise floor is taken over all its cases (the 95th percentile of
+  their spreads). A change is called only where every run of B lies beyond every run of A
+  (``runs_apart``) and the ratio is beyond the noise floor, so a difference no larger than
+  the noise between runs never is.
 - **The ratio** is B's median over A's (pooled samples), with a 95% percentile-bootstrap
   interval (fixed seed: the same runs always give the same interval).
 - **Many cases at once** (:func:`benjamini_hochberg`): a comparison tests thousands of
@@ -71,6 +74,9 @@ class RatioEstimate:
     one run per side: not measured)."""
     runs_apart: bool | None = None
     """Every run median of B on one side of every run median of A (None: one run a side)."""
+    noise_floor: float | None = None
+    """The cell's noise between runs: the 95th percentile over its timed cases of
+    ``run_spread``; a change must exceed it (None with one run a side)."""
     q_value: float | None = None
     """The p-value adjusted over the whole comparison (Benjamini-Hochberg)."""
     significant: bool = False
