@@ -15,12 +15,8 @@ def make_home(root: Path, cases: str, framework: str = "jax", function: str = "d
     one function whose case file is ``cases``."""
     home = root / "home"
     (home / "manifests" / framework / "cases").mkdir(parents=True)
-    (home / "images").mkdir()
-    (home / "runners").symlink_to(ROOT / "runners")
-    (home / "paper").symlink_to(ROOT / "paper")
-    (home / "images" / "accelerators.toml").write_text(
-        (ROOT / "images" / "accelerators.toml").read_text()
-    )
+    for name in ("runners", "paper", "images"):
+        (home / name).symlink_to(ROOT / name)
     (home / "manifests" / framework / "cases" / "demo.py").write_text(cases)
     (home / "manifests" / framework / "manifest.toml").write_text(
         f'schema = 1\nframework = "{framework}"\n[[function]]\nfunction = "{function}"\n'
