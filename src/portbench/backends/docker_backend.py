@@ -28,6 +28,7 @@ from typing import Any
 from rich.console import Console
 from rich.markup import escape
 
+from .. import interrupts
 from ..accelerators import get_accelerator
 from ..errors import BackendUnavailable, CellFailed
 from ..images.build import docker_client, ensure_image, image_spec
@@ -267,10 +268,14 @@ class DockerBackend:
                     )
             status = waiter.status()
         except KeyboardInterrupt:
-            # SIGTERM reaches the supervisor (PID 1), which ends the session as interrupted;
-            # what it still sends is read before the interrupt goes on.
+            # The signal this process got (SIGINT for Ctrl-C) goes on to the supervisor (PID
+            # 1), which ends the session as interrupted, naming it; what it still sends is
+            # read before the interrupt goes on. docker stop is the fallback.
             with contextlib.suppress(APIError, NotFound):
-                container.stop(timeout=STOP_GRACE_S)
+                container.kill(signal=int(interrupts.received()))
+            if not waiter.done.wait(STOP_GRACE_S):
+                with contextlib.suppress(APIError, NotFound):
+                    container.stop(timeout=5)
             reader.join(timeout=STOP_GRACE_S + 10)
             return 130
         except (APIError, DockerException) as exc:
