@@ -182,7 +182,7 @@ def rows(results: list[dict[str, Any]]) -> list[Row]:
     return out
 
 
-def main(argv: list[str] | None = None) -> int:
+def parse(argv: list[str] | None = None) -> argparse.Namespace:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--framework", default="jax")
     parser.add_argument("--accelerator", default="cpu")
@@ -197,6 +197,11 @@ def main(argv: list[str] | None = None) -> int:
     args = parser.parse_args(argv)
     if args.runs < 1:
         parser.error("--runs must be at least 1")
+    return args
+
+
+def main(argv: list[str] | None = None) -> int:
+    args = parse(argv)
     results = measure(args)
     from run import render
 

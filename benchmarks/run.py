@@ -23,7 +23,7 @@ from _common import Row
 
 BENCHMARKS = ("fidelity", "overhead", "fault", "scaling", "images")
 #: Long ones, run only when named (--only): they build venvs or run whole CPU cells.
-OPT_IN = ("venv", "matrix", "cluster")
+OPT_IN = ("venv", "matrix", "cluster", "aa")
 
 
 def machine() -> dict[str, object]:
@@ -74,6 +74,10 @@ def collect(names: list[str], quick: bool) -> list[Row]:
         import matrix_timing
 
         rows += matrix_timing.rows(matrix_timing.measure())
+    if "aa" in names:
+        import aa
+
+        rows += aa.rows(aa.measure(aa.parse([] if not quick else ["--runs", "2"])))
     if "cluster" in names:
         import cluster_dispatch
 
