@@ -257,19 +257,14 @@ def _estimate(
 
 
 def _more_runs(
-    case_id: str, key: tuple[Any, ...], runs: Sequence[CellSide], timing: Any
+    case_id: str, key: tuple[Any, ...], runs: Sequence[tuple[CellSide, dict[str, Any]]]
 ) -> list[CaseRecord]:
     """The passing records of ``case_id`` in further runs of one side whose plan compiled
-    the same case (code, seed, timing settings): a run that did not is left out."""
+    the same case (code, seed; the runs' timing settings were checked): others are left out."""
     out = []
-    for side in runs:
+    for side, keys in runs:
         record = side.records.get(case_id)
-        if (
-            record is not None
-            and record.outcome == Outcome.PASS
-            and _case_keys(side).get(case_id) == key
-            and (side.plan.get("timing") or {}) == timing
-        ):
+        if record is not None and record.outcome == Outcome.PASS and keys.get(case_id) == key:
             out.append(record)
     return out
 
@@ -287,6 +282,9 @@ def compare_cells(
     result = CellComparison(a, b, plan_differences(a, b))
     keys_a, keys_b = _case_keys(a), _case_keys(b)
     timing_differs = (a.plan.get("timing") or {}) != (b.plan.get("timing") or {})
+    # Further runs count only where their timing settings are their first run's.
+    runs_a = [(s, _case_keys(s)) for s in more_a if s.plan.get("timing") == a.plan.get("timing")]
+    runs_b = [(s, _case_keys(s)) for s in more_b if s.plan.get("timing") == b.plan.get("timing")]
     unpaired: dict[str, int] = {}
 
     def skip(why: str) -> None:
@@ -317,14 +315,8 @@ def compare_cells(
         estimate = None
         if both_pass:
             estimate = _estimate(
-                [
-                    record_a,
-                    *_more_runs(case_id, keys_a[case_id], more_a, a.plan.get("timing") or {}),
-                ],
-                [
-                    record_b,
-                    *_more_runs(case_id, keys_b[case_id], more_b, b.plan.get("timing") or {}),
-                ],
+                [record_a, *_more_runs(case_id, keys_a[case_id], runs_a)],
+                [record_b, *_more_runs(case_id, keys_b[case_id], runs_b)],
                 thresholds.alpha,
             )
         result.cases.append(
