@@ -5,13 +5,14 @@ from __future__ import annotations
 import math
 import statistics
 from collections.abc import Sequence
-from typing import Any
+from typing import Any, Literal
 
 from rich.console import Console
 from rich.markup import escape
 from rich.table import Table
 
 from ..report.markdown import md_table, md_text
+from ..report.wrap import Breakable
 from .pairs import CaseComparison, CellComparison, Thresholds
 from .runs import Comparison
 from .stats import EXACT_MAX, min_per_side, smallest_p
@@ -191,6 +192,24 @@ def _case_row(case: CaseComparison) -> list[str]:
 
 #: B/A with its 95% bootstrap interval; samples on each side; p and its adjusted q.
 CASE_COLUMNS = ["case", "outcome", "median ms A -> B", "B/A [95% CI]", "n A/B", "p", "q", "verdict"]
+TERMINAL_COLUMNS = ["case", "A ms", "B ms", "B/A", "q", "verdict"]
+
+
+def _justify(column: str) -> Literal["left", "right"]:
+    return "left" if column in ("case", "verdict") else "right"
+
+
+def _terminal_row(case: CaseComparison) -> list[str]:
+    estimate = case.estimate
+    verdict = case.change if case.change in ("broke", "fixed") else case.verdict
+    return [
+        case.case,
+        "" if case.median_a_ms is None else f"{case.median_a_ms:.4g}",
+        "" if case.median_b_ms is None else f"{case.median_b_ms:.4g}",
+        "" if estimate is None else f"{estimate.ratio:.3f}",
+        _number(estimate.q_value) if estimate else "",
+        verdict,
+    ]
 
 
 def print_comparison(console: Console, result: Comparison, thresholds: Thresholds) -> None:
@@ -212,14 +231,18 @@ def print_comparison(console: Console, result: Comparison, thresholds: Threshold
             console.print(f"  geometric mean of B/A over the timed cases: {drift:.3f}")
         notable = _notable(comparison)
         if notable:
+            # Short figures that never wrap, and the case's name, which breaks only after
+            # '::', '.', '-' or '_': it fits 80 columns. The interval, p and the samples are
+            # in the files (--markdown, --json); an outcome change shows as the verdict.
             table = Table(title="cases that changed", title_justify="left")
-            for column in CASE_COLUMNS:
-                table.add_column(column, overflow="fold")
+            for column in TERMINAL_COLUMNS:
+                table.add_column(column, no_wrap=column != "case", justify=_justify(column))
             for case in notable[:TERMINAL_ROWS]:
-                table.add_row(*(escape(cell) for cell in _case_row(case)))
-            if len(notable) > TERMINAL_ROWS:
-                table.add_row(f"... {len(notable) - TERMINAL_ROWS} more (--markdown/--json)")
+                name, *figures = _terminal_row(case)
+                table.add_row(Breakable(name), *(escape(cell) for cell in figures))
             console.print(table)
+            if len(notable) > TERMINAL_ROWS:
+                console.print(f"  ... {len(notable) - TERMINAL_ROWS} more (--markdown/--json)")
         if comparison.functions:
             table = Table(title="functions whose verdict changed", title_justify="left")
             for column in ("function", "A", "B"):
