@@ -10,6 +10,7 @@ SIGINT when the user pressed Ctrl-C, never a SIGTERM the host made up.
 from __future__ import annotations
 
 import signal
+import threading
 from types import FrameType
 
 __all__ = ["describe", "install", "received"]
@@ -28,6 +29,8 @@ def install() -> None:
     A signal ignored when this process started (a background job's SIGINT) stays ignored.
     """
     _received.clear()
+    if threading.current_thread() is not threading.main_thread():
+        return  # only the main thread may set handlers (a command run from a thread)
     for sig in (signal.SIGINT, signal.SIGTERM):
         if signal.getsignal(sig) is not signal.SIG_IGN:
             signal.signal(sig, _handler)
