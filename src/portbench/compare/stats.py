@@ -33,7 +33,6 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 
 import numpy as np
-from scipy import stats
 
 __all__ = [
     "EXACT_MAX",
@@ -111,6 +110,8 @@ def mann_whitney_p(a: Sequence[float], b: Sequence[float]) -> tuple[float, str]:
         raise ValueError("both samples need values")
     if len(set(a) | set(b)) == 1:
         return 1.0, "exact"  # every value equal: no evidence of a difference
+    from scipy import stats  # here: its import costs every portbench command a second
+
     method = "exact" if min(len(a), len(b)) <= EXACT_MAX else "asymptotic"
     result = stats.mannwhitneyu(a, b, alternative="two-sided", method=method)
     return float(min(1.0, max(0.0, result.pvalue))), method
@@ -175,4 +176,6 @@ def benjamini_hochberg(p_values: Sequence[float]) -> list[float]:
     """Benjamini-Hochberg adjusted p-values (q), in the order given."""
     if not p_values:
         return []
+    from scipy import stats
+
     return [float(q) for q in stats.false_discovery_control(list(p_values), method="bh")]
