@@ -256,7 +256,7 @@ def _safe_name(name: str) -> str:
     return path.as_posix()
 
 
-def _left_out(document: dict[str, Any]) -> tuple[tuple[dict[str, Any], ...], int]:
+def _left_out(document: dict[str, object]) -> tuple[tuple[dict[str, Any], ...], int]:
     """The node's list of what it left out, kept only as checked text and numbers."""
     listed = document.get("left_out")
     count = document.get("left_out_count")
@@ -276,7 +276,7 @@ def _left_out(document: dict[str, Any]) -> tuple[tuple[dict[str, Any], ...], int
     return tuple(entries), max(0, min(total, 1 << 40) - len(entries))
 
 
-def _contents(tar: tarfile.TarFile, member: tarfile.TarInfo) -> dict[str, Any]:
+def _contents(tar: tarfile.TarFile, member: tarfile.TarInfo) -> dict[str, object]:
     if member.name != CONTENTS or not member.isfile() or member.size > MAX_CONTENTS_BYTES:
         raise ArchiveRefused(f"the archive does not start with {CONTENTS}")
     handle = tar.extractfile(member)
@@ -297,7 +297,7 @@ def _contents(tar: tarfile.TarFile, member: tarfile.TarInfo) -> dict[str, Any]:
             and isinstance(entry.get("sha256"), str)
         ):
             raise ArchiveRefused(f"the archive's {CONTENTS} entry for {str(name)[:80]!r} is bad")
-    return document
+    return dict(document)
 
 
 def _write_exclusive(path: Path, data: bytes) -> None:
@@ -330,7 +330,9 @@ def unpack_checked(data: Any, folder: Path) -> CheckedCell:
         if not members or len(members) > MAX_MEMBERS + 1:
             raise ArchiveRefused("the node's archive is empty or holds too many members")
         document = _contents(tar, members[0])
-        listed: dict[str, dict[str, Any]] = document["files"]
+        files = document["files"]
+        assert isinstance(files, dict)  # checked by _contents
+        listed: dict[str, dict[str, object]] = files
         total = 0
         for member in members[1:]:
             name = _safe_name(member.name)

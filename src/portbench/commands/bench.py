@@ -190,7 +190,7 @@ def untested_functions(cell_dir: Path) -> list[str]:
     from ..plan import read_plan
 
     plan = read_plan(cell_dir / "plan.json")
-    records = read_results(cell_dir / "results.jsonl").dicts()
+    records = read_results(cell_dir / "results.jsonl").records
     return sorted(
         {
             name

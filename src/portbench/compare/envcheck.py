@@ -2,26 +2,35 @@
 
 A missing or damaged env.json must not read as an empty environment: compared with a good
 one, every package would show as removed. So each way it can fail is named, and the
-versions and packages of a cell whose env does not read are not compared at all.
+versions and packages of a cell whose env does not read are not compared at all. The bytes
+go through the contract's bounded reader and its typed ``EnvDocument``; the facts compare
+reads (packages, python, host, device, framework version) are checked for their shape
+first, since the typed accessors read a damaged fact as empty.
 """
 
 from __future__ import annotations
 
 from pathlib import Path
-from typing import Any
+
+from portbench_runner.contract import (
+    DOCUMENT,
+    ENV_SCHEMA,
+    ContractError,
+    EnvDocument,
+    LineRefused,
+    read_json,
+)
 
 from ..errors import ResultsError
-from ..results.safeio import loads_strict, read_bounded
+from ..results.safeio import read_bounded
 
 __all__ = ["ENV_SCHEMA", "MAX_ENV_BYTES", "read_env"]
 
-#: env.json's schema this reader knows.
-ENV_SCHEMA = 1
 #: A real env.json is tens of KB (pip list of a few hundred packages).
-MAX_ENV_BYTES = 8 << 20
+MAX_ENV_BYTES = DOCUMENT.max_bytes
 
 
-def _shape_problem(env: dict[str, Any]) -> str | None:
+def _shape_problem(env: dict[str, object]) -> str | None:
     packages = env.get("packages")
     if packages is not None and not (
         isinstance(packages, dict)
@@ -37,25 +46,30 @@ def _shape_problem(env: dict[str, Any]) -> str | None:
     return None
 
 
-def read_env(cell_dir: Path) -> tuple[dict[str, Any], str | None]:
-    """(env, None) when ``cell_dir/env.json`` is usable, else ({}, why not)."""
+def read_env(cell_dir: Path, cell: str) -> tuple[EnvDocument, str | None]:
+    """(env, None) when ``cell_dir/env.json`` is usable, else (an empty env of ``cell``,
+    why not)."""
     path = cell_dir / "env.json"
+    empty = EnvDocument(cell)
     try:
-        data = loads_strict(read_bounded(path, MAX_ENV_BYTES))
+        data = read_json(read_bounded(path, MAX_ENV_BYTES), DOCUMENT)
     except FileNotFoundError:
-        return {}, "it is missing"
+        return empty, "it is missing"
     except ResultsError:
-        return {}, f"it is larger than {MAX_ENV_BYTES >> 20} MiB or not a plain file"
-    except UnicodeDecodeError:
-        return {}, "it is not UTF-8 text"
-    except (ValueError, RecursionError):
-        return {}, "it is not JSON"
+        return empty, f"it is larger than {MAX_ENV_BYTES >> 20} MiB or not a plain file"
+    except LineRefused as exc:
+        return empty, f"it does not read ({str(exc)[:120]})"
     except OSError as exc:
-        return {}, f"it cannot be read ({exc.strerror or exc})"
+        return empty, f"it cannot be read ({exc.strerror or exc})"
     if not isinstance(data, dict):
-        return {}, f"it holds a JSON {type(data).__name__}, not an object"
+        return empty, f"it holds a JSON {type(data).__name__}, not an object"
     schema = data.get("schema", 1)
     if not isinstance(schema, int) or schema > ENV_SCHEMA:
-        return {}, f"its schema {str(schema)[:12]} is not one this portbench reads"
+        return empty, f"its schema {str(schema)[:12]} is not one this portbench reads"
     problem = _shape_problem(data)
-    return ({}, problem) if problem else (data, None)
+    if problem:
+        return empty, problem
+    try:
+        return EnvDocument.from_json(data, str(path)), None
+    except ContractError as exc:
+        return empty, f"it is not an env document ({str(exc)[:120]})"

@@ -15,11 +15,12 @@ import json
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+
+from portbench_runner.contract import EnvDocument, Plan, StudyPlan
 
 from ..errors import UsageError
 from ..outcomes import function_outcomes
-from ..plan import read_plan
+from ..plan import read_any_plan
 from ..results import CaseRecord, Outcome, read_results
 from .envcheck import read_env
 from .stats import RatioEstimate, estimate_ratio
@@ -46,8 +47,8 @@ class Thresholds:
 @dataclass(frozen=True)
 class CellSide:
     path: Path
-    plan: dict[str, Any]
-    env: dict[str, Any]
+    plan: Plan
+    env: EnvDocument
     records: dict[str, CaseRecord]
     unreadable_lines: int
     env_problem: str | None = None
@@ -55,15 +56,15 @@ class CellSide:
 
     @property
     def cell_id(self) -> str:
-        return str(self.plan["cell"])
+        return self.plan.cell
 
     @property
     def framework(self) -> str:
-        return str(self.plan["framework"])
+        return self.plan.framework
 
     @property
     def accelerator(self) -> str:
-        return str(self.plan["accelerator"].get("id", "?"))
+        return self.plan.accelerator.id
 
 
 @dataclass(frozen=True)
@@ -111,12 +112,25 @@ def _cell_dirs(path: Path) -> list[Path]:
     return cells
 
 
+def _plan(path: Path) -> Plan:
+    """A cell's plan for a comparison; a study cell's is refused in one sentence that says
+    what compare can compare."""
+    plan = read_any_plan(path)
+    if isinstance(plan, StudyPlan):
+        raise UsageError(
+            f"{path.parent} is a study cell (the study's published outcomes, imported, with "
+            "no plan of cases to pair): compare pairs cells portbench ran (bench, census, "
+            "rerun, matrix) case by case; `portbench report` sets study cells beside them"
+        )
+    return plan
+
+
 def load_side(path: Path) -> list[CellSide]:
     """The cells of a run or cell directory, read through the results layer."""
     sides = []
     for cell_dir in _cell_dirs(path):
-        plan = read_plan(cell_dir / "plan.json")
-        env, env_problem = read_env(cell_dir)
+        plan = _plan(cell_dir / "plan.json")
+        env, env_problem = read_env(cell_dir, plan.cell)
         read = read_results(cell_dir / "results.jsonl")
         records = {r.case: r for r in read.records}
         sides.append(CellSide(cell_dir, plan, env, records, read.skipped, env_problem))
@@ -145,44 +159,28 @@ def pair_cells(
     return pairs, left, right
 
 
-def _packages(env: dict[str, Any]) -> dict[str, str]:
-    packages = env.get("packages")
-    return {str(k): str(v) for k, v in packages.items()} if isinstance(packages, dict) else {}
-
-
-def _host(env: dict[str, Any]) -> str:
-    host = env.get("host")
-    return str(host.get("hostname", "")) if isinstance(host, dict) else ""
-
-
 def plan_differences(a: CellSide, b: CellSide) -> list[tuple[str, str, str]]:
     """(what, in A, in B) for every property of the two cells that differs."""
 
     def image(side: CellSide) -> str:
-        record = side.plan.get("image") or {}
-        return str(record.get("id") or "")[:19] if isinstance(record, dict) else ""
+        return side.plan.image.id[:19] if side.plan.image is not None else ""
 
     def accelerator(side: CellSide) -> str:
-        device = side.env.get("device")
-        name = device.get("device_name") if isinstance(device, dict) else None
+        name = side.env.device_name
         return f"{side.accelerator}" + (f" ({name})" if name else "")
-
-    def python(side: CellSide) -> str:
-        info = side.env.get("python")
-        return str(info.get("version", "")) if isinstance(info, dict) else ""
 
     facts: dict[str, Callable[[CellSide], str]] = {
         "cell": lambda s: s.cell_id,
         "accelerator": accelerator,
-        "profile": lambda s: str(s.plan.get("profile")),
-        "backend": lambda s: str(s.plan.get("backend")),
+        "profile": lambda s: s.plan.profile,
+        "backend": lambda s: s.plan.backend,
         "image": image,
-        "framework version": lambda s: str(s.env.get("framework_version") or ""),
-        "python": python,
-        "host": lambda s: _host(s.env),
-        "seed": lambda s: str(s.plan.get("seed")),
-        "timing": lambda s: json.dumps(s.plan.get("timing") or {}, sort_keys=True),
-        "portbench": lambda s: str(s.plan.get("portbench_version") or ""),
+        "framework version": lambda s: s.env.framework_version,
+        "python": lambda s: s.env.python_version,
+        "host": lambda s: s.env.hostname,
+        "seed": lambda s: str(s.plan.seed),
+        "timing": lambda s: json.dumps(s.plan.timing, sort_keys=True),
+        "portbench": lambda s: s.plan.portbench_version or "",
     }
     out = []
     if a.env_problem or b.env_problem:
@@ -196,7 +194,7 @@ def plan_differences(a: CellSide, b: CellSide) -> list[tuple[str, str, str]]:
             out.append((what, left, right))
     if a.env_problem or b.env_problem:
         return out
-    packages_a, packages_b = _packages(a.env), _packages(b.env)
+    packages_a, packages_b = a.env.packages, b.env.packages
     for name in sorted(set(packages_a) | set(packages_b)):
         left, right = packages_a.get(name, "-"), packages_b.get(name, "-")
         if left != right:
@@ -204,21 +202,21 @@ def plan_differences(a: CellSide, b: CellSide) -> list[tuple[str, str, str]]:
     return out
 
 
-def _case_keys(side: CellSide) -> dict[str, tuple[Any, ...]]:
+#: What pairs two cases: the case file's hash, the case's own code hash, its seed.
+CaseKey = tuple[str | None, str | None, int]
+
+
+def _case_keys(side: CellSide) -> dict[str, CaseKey]:
     """case id -> (case-file hash, the case's own code hash, seed) as the plan compiled
     them (plans before per-case hashes have None for the second)."""
-    keys = {}
-    for function in side.plan["functions"]:
-        for case in function["cases"]:
-            keys[case["id"]] = (
-                function.get("case_file_sha256"),
-                case.get("code_sha256"),
-                case.get("seed"),
-            )
-    return keys
+    return {
+        case.id: (function.case_file_sha256, case.code_sha256, case.seed)
+        for function in side.plan.functions
+        for case in function.cases
+    }
 
 
-def _code_differs(a: tuple[Any, ...], b: tuple[Any, ...]) -> str | None:
+def _code_differs(a: CaseKey, b: CaseKey) -> str | None:
     """Why two cases of one id did not run the same code, or None if they did: by the
     case's own code hash where both plans have it (a case file that only gained cases, or
     whose other cases changed, still pairs), else by the whole case file's hash."""
@@ -257,7 +255,7 @@ def _estimate(
 
 
 def _more_runs(
-    case_id: str, key: tuple[Any, ...], runs: Sequence[tuple[CellSide, dict[str, Any]]]
+    case_id: str, key: CaseKey, runs: Sequence[tuple[CellSide, dict[str, CaseKey]]]
 ) -> list[CaseRecord]:
     """The passing records of ``case_id`` in further runs of one side whose plan compiled
     the same case (code, seed; the runs' timing settings were checked): others are left out."""
@@ -281,10 +279,10 @@ def compare_cells(
     command decides again over every cell it compares)."""
     result = CellComparison(a, b, plan_differences(a, b))
     keys_a, keys_b = _case_keys(a), _case_keys(b)
-    timing_differs = (a.plan.get("timing") or {}) != (b.plan.get("timing") or {})
+    timing_differs = a.plan.timing != b.plan.timing
     # Further runs count only where their timing settings are their first run's.
-    runs_a = [(s, _case_keys(s)) for s in more_a if s.plan.get("timing") == a.plan.get("timing")]
-    runs_b = [(s, _case_keys(s)) for s in more_b if s.plan.get("timing") == b.plan.get("timing")]
+    runs_a = [(s, _case_keys(s)) for s in more_a if s.plan.timing == a.plan.timing]
+    runs_b = [(s, _case_keys(s)) for s in more_b if s.plan.timing == b.plan.timing]
     unpaired: dict[str, int] = {}
 
     def skip(why: str) -> None:

@@ -260,7 +260,7 @@ def print_comparison(console: Console, result: Comparison, thresholds: Threshold
             )
 
 
-def _case_json(c: CaseComparison) -> dict[str, Any]:
+def _case_json(c: CaseComparison) -> dict[str, object]:
     estimate = c.estimate
     return {
         "case": c.case,
@@ -283,7 +283,7 @@ def _case_json(c: CaseComparison) -> dict[str, Any]:
     }
 
 
-def comparison_json(result: Comparison, thresholds: Thresholds) -> dict[str, Any]:
+def comparison_json(result: Comparison, thresholds: Thresholds) -> dict[str, object]:
     return {
         "schema": 2,
         "kind": "comparison",

@@ -19,7 +19,7 @@ from .stats import TOO_FEW, RatioEstimate, benjamini_hochberg
 if TYPE_CHECKING:
     from .pairs import CellComparison, Thresholds
 
-__all__ = ["TOO_FEW_VERDICT", "VERDICTS", "decide", "noise_floor", "verdict"]
+__all__ = ["TOO_FEW_VERDICT", "VERDICTS", "decide", "noise_floor", "verdict", "verdict_alone"]
 
 #: The verdict of a case with too few samples on a side for the exact test to reach alpha.
 TOO_FEW_VERDICT = "too few"
@@ -43,6 +43,14 @@ def verdict(estimate: RatioEstimate | None, slower: float) -> str:
     if estimate.significant and estimate.ratio < 1.0 / least:
         return "faster"
     return "same"
+
+
+def verdict_alone(estimate: RatioEstimate, thresholds: Thresholds) -> str:
+    """The verdict of one test on its own (a family of one: no adjustment), for readers that
+    test one step at a time (the version timeline)."""
+    p_value = estimate.p_value
+    significant = p_value is not None and p_value <= thresholds.alpha
+    return verdict(replace(estimate, significant=significant), thresholds.slower)
 
 
 def noise_floor(comparison: CellComparison) -> float | None:

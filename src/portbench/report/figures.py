@@ -84,7 +84,7 @@ def portability_figure(table: Table, out: Path) -> list[Path]:
 def failure_counts(cells: list[Cell]) -> dict[str, Counter[str]]:
     """Failed cases per category, per cell that has any (the latest run of each cell)."""
     counts = {
-        c.name: Counter(str(r.get("category")) for r in c.records if r["outcome"] == "fail")
+        c.name: Counter(str(r.category) for r in c.records if r.outcome == "fail")
         for c in latest_cells(cells)
     }
     return {k: v for k, v in counts.items() if v}

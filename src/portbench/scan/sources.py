@@ -1,0 +1,227 @@
+"""Evidence from run directories, and the names the manifests curate.
+
+Cells are read by the report's loader, through the typed contract (:mod:`portbench.results`):
+no link followed, lines bounded, every record checked field by field (``CaseRecord``,
+``StudyRecord`` for imported study cells); census cells by the report's census reader
+(support per operator and dtype).
+
+The manifests name functions as their framework's users write them (``tf.nn.relu``); the
+scanner resolves ``import tensorflow as tf`` to ``tensorflow.nn.relu``: names are
+translated here, once.
+"""
+
+from __future__ import annotations
+
+import tomllib
+from collections.abc import Iterable
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from ..errors import ResultsError, UsageError
+from ..manifest import FRAMEWORKS
+from ..paths import manifests_dir
+from ..report.census import census_cases, is_census
+from ..report.load import Cell, find_cells, load_cell
+from ..results import AnyRecord, CaseRecord, Category, Outcome, StudyRecord
+from .evidence import CaseEvidence, EvidenceKind, OperatorEvidence, public_release
+
+__all__ = ["ManifestNames", "RunDirectories", "scanner_name"]
+
+#: How the manifests and the study abbreviate a framework's root module.
+ABBREVIATIONS = {"tf.": "tensorflow.", "np.": "numpy."}
+#: The study's TensorFlow runs with soft placement on (profile of their imported cells).
+SOFT_PLACEMENT = "study-soft"
+#: Characters of a failure message kept per case.
+MESSAGE_CHARS = 300
+
+
+def scanner_name(name: str) -> str:
+    """A manifest's function name as the scanner spells it: ``tf.x`` -> ``tensorflow.x``."""
+    for short, full in ABBREVIATIONS.items():
+        if name.startswith(short):
+            return full + name[len(short) :]
+    return name
+
+
+def _kind(record: AnyRecord) -> EvidenceKind:
+    """A record's evidence kind (a study record's is observed: the study ran it)."""
+    if isinstance(record, CaseRecord):
+        return EvidenceKind(record.evidence_kind.value)
+    return EvidenceKind.OBSERVED
+
+
+def _message(record: AnyRecord) -> str:
+    error = record.error
+    text = ""
+    if error is not None:
+        kind, message = error.type or "", error.message or ""
+        kind = kind.removeprefix("builtins.")
+        head = message.split(":", 1)[0]
+        # Study messages start with the exception's own name (often qualified): once is enough.
+        named = head.rsplit(".", 1)[-1] == kind or message.startswith(kind)
+        text = f"{kind}: {message}" if kind and not named else message
+    text = text or record.reason or ""
+    line = next((ln.strip() for ln in text.splitlines() if ln.strip()), "")
+    return line[:MESSAGE_CHARS]
+
+
+@dataclass
+class RunDirectories:
+    """Every cell under the given folders (run directories, cell directories, folders of
+    runs), read once on first use."""
+
+    paths: list[Path]
+    _cases: dict[str, list[CaseEvidence]] = field(default_factory=dict)
+    _operators: dict[str, list[OperatorEvidence]] = field(default_factory=dict)
+    problems: list[str] = field(default_factory=list)
+    cells: int = 0
+    _loaded: bool = False
+
+    def describe(self) -> str:
+        names = ", ".join(str(p) for p in self.paths) or "no folder"
+        return f"run directories ({names}): {self.cells} cell(s)"
+
+    def cases(self, framework: str, functions: Iterable[str] | None = None) -> list[CaseEvidence]:
+        self._load()
+        return list(self._cases.get(framework, ()))
+
+    def operators(
+        self, framework: str, operators: Iterable[str] | None = None
+    ) -> list[OperatorEvidence]:
+        self._load()
+        return list(self._operators.get(framework, ()))
+
+    def _load(self) -> None:
+        if self._loaded:
+            return
+        self._loaded = True
+        existing = [p for p in self.paths if p.exists()]
+        for path in find_cells(existing) if existing else []:
+            try:
+                self._load_cell(path)
+            except ResultsError as exc:
+                self.problems.append(str(exc))
+
+    def _load_cell(self, path: Path) -> None:
+        cell = load_cell(path)
+        parts = cell.cell_id.split("/")
+        if len(parts) != 3 or parts[0] not in FRAMEWORKS:
+            return
+        framework, accelerator, profile = parts
+        if profile == SOFT_PLACEMENT:
+            # TensorFlow's soft-placement runs of the study let ops leave the device: never
+            # a device's outcome (the report keeps them apart for the same reason).
+            return
+        release = public_release(cell.env.framework_version if cell.env is not None else "")
+        self.cells += 1
+        if cell.is_study:
+            self._study(cell, framework, accelerator, release)
+            return
+        if cell.unreadable_lines:
+            self.problems.append(
+                f"{path / 'results.jsonl'}: {cell.unreadable_lines} line(s) skipped as "
+                f"unreadable ({'; '.join(cell.problems)}); their cases count as not recorded"
+            )
+        if is_census(cell):
+            self._census(cell, framework, accelerator, release)
+            return
+        out = self._cases.setdefault(framework, [])
+        where = str(path)
+        for record in cell.records:
+            if not isinstance(record, CaseRecord) or record.case.startswith("census:"):
+                continue
+            reference = record.cpu_reference
+            out.append(
+                CaseEvidence(
+                    framework=framework,
+                    function=scanner_name(record.function),
+                    case=record.case,
+                    accelerator=record.accelerator or accelerator,
+                    release=release,
+                    kind=_kind(record),
+                    outcome=record.outcome.value,
+                    category=None if record.category is None else record.category.value,
+                    fallback=record.evidence is not None and record.evidence.fallback is True,
+                    message=_message(record),
+                    source=where,
+                    fails_on_cpu=reference is not None
+                    and reference.outcome is Outcome.FAIL
+                    and record.outcome is Outcome.FAIL,
+                )
+            )
+
+    def _study(self, cell: Cell, framework: str, accelerator: str, release: str) -> None:
+        out = self._cases.setdefault(framework, [])
+        for record in cell.records:
+            # The study's harness failing is not the framework failing: no evidence.
+            if record.category is Category.HARNESS:
+                continue
+            study_key = record.study_key if isinstance(record, StudyRecord) else None
+            out.append(
+                CaseEvidence(
+                    framework=framework,
+                    function=scanner_name(record.function),
+                    case=study_key or record.case,
+                    accelerator=accelerator,
+                    release=release,
+                    kind=EvidenceKind.OBSERVED,
+                    outcome=record.outcome.value,
+                    category=None if record.category is None else record.category.value,
+                    fallback=False,
+                    message=_message(record),
+                    source=str(cell.path),
+                )
+            )
+
+    def _census(self, cell: Cell, framework: str, accelerator: str, release: str) -> None:
+        # A cell is observed or predicted as a whole (issue 30 makes predicted cells).
+        kinds = {_kind(r) for r in cell.records}
+        if len(kinds) > 1:
+            self.problems.append(f"{cell.path}: records of several evidence kinds; cell left out")
+            return
+        kind = kinds.pop() if kinds else EvidenceKind.OBSERVED
+        out = self._operators.setdefault(framework, [])
+        for case in census_cases(cell):
+            out.append(
+                OperatorEvidence(
+                    framework=framework,
+                    operator=case.operator,
+                    dtype=case.dtype,
+                    accelerator=accelerator,
+                    release=release,
+                    kind=kind,
+                    support=case.support,
+                    message=case.message,
+                    source=str(cell.path),
+                )
+            )
+
+
+@dataclass(frozen=True)
+class ManifestNames:
+    """The functions portbench has cases for, per framework, in the scanner's spelling:
+    an API used by a project with no evidence on a target, but cases here, is one
+    ``portbench bench`` away from a verdict."""
+
+    functions: dict[str, dict[str, str]]
+    """Per framework: scanner name -> the manifest's own name."""
+
+    @classmethod
+    def read(cls, root: Path | None = None) -> ManifestNames:
+        folder = root or manifests_dir()
+        functions: dict[str, dict[str, str]] = {}
+        for framework in FRAMEWORKS:
+            path = folder / framework / "manifest.toml"
+            try:
+                data = tomllib.loads(path.read_text(encoding="utf-8"))
+            except FileNotFoundError:
+                continue
+            except (OSError, UnicodeDecodeError, tomllib.TOMLDecodeError) as exc:
+                raise UsageError(f"{path}: cannot read the manifest ({exc})") from None
+            rows = data.get("function") or []
+            functions[framework] = {
+                scanner_name(str(row["function"])): str(row["function"])
+                for row in rows
+                if isinstance(row, dict) and isinstance(row.get("function"), str)
+            }
+        return cls(functions)
