@@ -1,17 +1,10 @@
 """Evidence from run directories, and the names the manifests curate.
 
-<<<<<<< HEAD
 Cells are read as the report reads them (:func:`portbench.report.load.load_cell`): plan and
 env through the contract's typed documents, records through the typed results layer (no
 link followed, lines bounded, every record checked field by field). Each record says its
 own evidence kind (``CaseRecord.evidence_kind``; a study record is observed); a census
 cell's pairs take the one kind of its records. A mutation run's cells are never evidence.
-=======
-Cells are read by the report's loader, through the typed contract (:mod:`portbench.results`):
-no link followed, lines bounded, every record checked field by field (``CaseRecord``,
-``StudyRecord`` for imported study cells); census cells by the report's census reader
-(support per operator and dtype).
->>>>>>> a1fd555
 
 The manifests name functions as their framework's users write them (``tf.nn.relu``); the
 scanner resolves ``import tensorflow as tf`` to ``tensorflow.nn.relu``: names are
@@ -24,7 +17,6 @@ import tomllib
 from collections.abc import Iterable
 from dataclasses import dataclass, field
 from pathlib import Path
-<<<<<<< HEAD
 
 from portbench_runner.contract import (
     CaseRecord,
@@ -33,20 +25,13 @@ from portbench_runner.contract import (
     Plan,
     StudyRecord,
 )
-=======
->>>>>>> a1fd555
 
 from ..errors import ResultsError, UsageError
 from ..manifest import FRAMEWORKS
 from ..paths import manifests_dir
 from ..report.census import census_cases, is_census
 from ..report.load import Cell, find_cells, load_cell
-<<<<<<< HEAD
 from .evidence import CaseEvidence, OperatorEvidence, public_release
-=======
-from ..results import AnyRecord, CaseRecord, Category, Outcome, StudyRecord
-from .evidence import CaseEvidence, EvidenceKind, OperatorEvidence, public_release
->>>>>>> a1fd555
 
 __all__ = ["CellEvidence", "ManifestNames", "RunDirectories", "record_kind", "scanner_name"]
 
@@ -68,7 +53,6 @@ def scanner_name(name: str) -> str:
     return name
 
 
-<<<<<<< HEAD
 def record_kind(record: CaseRecord | StudyRecord) -> EvidenceKind:
     """The evidence kind of one record: its own (schema 4 says it; absent, observed); the
     study's published results ran on their devices (observed)."""
@@ -80,21 +64,6 @@ def _message(record: CaseRecord | StudyRecord) -> str:
     error = record.error
     if error is not None:
         kind, message = (error.type or "").removeprefix("builtins."), error.message or ""
-=======
-def _kind(record: AnyRecord) -> EvidenceKind:
-    """A record's evidence kind (a study record's is observed: the study ran it)."""
-    if isinstance(record, CaseRecord):
-        return EvidenceKind(record.evidence_kind.value)
-    return EvidenceKind.OBSERVED
-
-
-def _message(record: AnyRecord) -> str:
-    error = record.error
-    text = ""
-    if error is not None:
-        kind, message = error.type or "", error.message or ""
-        kind = kind.removeprefix("builtins.")
->>>>>>> a1fd555
         head = message.split(":", 1)[0]
         # Study messages start with the exception's own name (often qualified): once is enough.
         named = head.rsplit(".", 1)[-1] == kind or message.startswith(kind)
@@ -126,40 +95,10 @@ class CellEvidence:
     problems: list[str] = field(default_factory=list)
     cells: int = 0
 
-<<<<<<< HEAD
     def add(self, cell: Cell, cases: bool = True, operators: bool = True) -> None:
         """Read ``cell``'s evidence: its cases (``cases``), its census pairs (``operators``)."""
         if isinstance(cell.plan, Plan) and cell.plan.is_mutation:
             return  # a mutation run's records are never results (issue 33)
-=======
-    def describe(self) -> str:
-        names = ", ".join(str(p) for p in self.paths) or "no folder"
-        return f"run directories ({names}): {self.cells} cell(s)"
-
-    def cases(self, framework: str, functions: Iterable[str] | None = None) -> list[CaseEvidence]:
-        self._load()
-        return list(self._cases.get(framework, ()))
-
-    def operators(
-        self, framework: str, operators: Iterable[str] | None = None
-    ) -> list[OperatorEvidence]:
-        self._load()
-        return list(self._operators.get(framework, ()))
-
-    def _load(self) -> None:
-        if self._loaded:
-            return
-        self._loaded = True
-        existing = [p for p in self.paths if p.exists()]
-        for path in find_cells(existing) if existing else []:
-            try:
-                self._load_cell(path)
-            except ResultsError as exc:
-                self.problems.append(str(exc))
-
-    def _load_cell(self, path: Path) -> None:
-        cell = load_cell(path)
->>>>>>> a1fd555
         parts = cell.cell_id.split("/")
         if len(parts) != 3 or parts[0] not in FRAMEWORKS:
             return
@@ -168,7 +107,6 @@ class CellEvidence:
             # TensorFlow's soft-placement runs of the study let ops leave the device: never
             # a device's outcome (the report keeps them apart for the same reason).
             return
-<<<<<<< HEAD
         if cell.plan is None and cell.plan_problem:
             self.problems.append(cell.plan_problem)
         if skipped := _skipped(cell):
@@ -181,67 +119,21 @@ class CellEvidence:
                 self._census(cell, framework, accelerator, release)
         elif cases:
             self._function_cases(cell, framework, accelerator, release)
-=======
-        release = public_release(cell.env.framework_version if cell.env is not None else "")
-        self.cells += 1
-        if cell.is_study:
-            self._study(cell, framework, accelerator, release)
-            return
-        if cell.unreadable_lines:
-            self.problems.append(
-                f"{path / 'results.jsonl'}: {cell.unreadable_lines} line(s) skipped as "
-                f"unreadable ({'; '.join(cell.problems)}); their cases count as not recorded"
-            )
-        if is_census(cell):
-            self._census(cell, framework, accelerator, release)
-            return
-        out = self._cases.setdefault(framework, [])
-        where = str(path)
-        for record in cell.records:
-            if not isinstance(record, CaseRecord) or record.case.startswith("census:"):
-                continue
-            reference = record.cpu_reference
-            out.append(
-                CaseEvidence(
-                    framework=framework,
-                    function=scanner_name(record.function),
-                    case=record.case,
-                    accelerator=record.accelerator or accelerator,
-                    release=release,
-                    kind=_kind(record),
-                    outcome=record.outcome.value,
-                    category=None if record.category is None else record.category.value,
-                    fallback=record.evidence is not None and record.evidence.fallback is True,
-                    message=_message(record),
-                    source=where,
-                    fails_on_cpu=reference is not None
-                    and reference.outcome is Outcome.FAIL
-                    and record.outcome is Outcome.FAIL,
-                )
-            )
->>>>>>> a1fd555
 
     def _function_cases(self, cell: Cell, framework: str, accelerator: str, release: str) -> None:
         out = self._cases.setdefault(framework, [])
         where = str(cell.path)
         for record in cell.records:
             # The study's harness failing is not the framework failing: no evidence.
-<<<<<<< HEAD
             if record.category is Category.HARNESS or record.case.startswith(CENSUS_PREFIX):
                 continue
             study = isinstance(record, StudyRecord)
             # Two test files of the study can hold a test of one name: its key is unique.
             case = record.key if isinstance(record, StudyRecord) else record.case
-=======
-            if record.category is Category.HARNESS:
-                continue
-            study_key = record.study_key if isinstance(record, StudyRecord) else None
->>>>>>> a1fd555
             out.append(
                 CaseEvidence(
                     framework=framework,
                     function=scanner_name(record.function),
-<<<<<<< HEAD
                     case=case,
                     accelerator=accelerator if study else (record.accelerator or accelerator),
                     release=release,
@@ -249,15 +141,6 @@ class CellEvidence:
                     outcome=record.outcome.value,
                     category=record.category.value if record.category is not None else None,
                     fallback=record.fallback_marked,
-=======
-                    case=study_key or record.case,
-                    accelerator=accelerator,
-                    release=release,
-                    kind=EvidenceKind.OBSERVED,
-                    outcome=record.outcome.value,
-                    category=None if record.category is None else record.category.value,
-                    fallback=False,
->>>>>>> a1fd555
                     message=_message(record),
                     source=where,
                     fails_on_cpu=record.fails_on_cpu,
@@ -266,11 +149,7 @@ class CellEvidence:
 
     def _census(self, cell: Cell, framework: str, accelerator: str, release: str) -> None:
         # A cell is observed or predicted as a whole (issue 30 makes predicted cells).
-<<<<<<< HEAD
         kinds = {record_kind(r) for r in cell.records}
-=======
-        kinds = {_kind(r) for r in cell.records}
->>>>>>> a1fd555
         if len(kinds) > 1:
             self.problems.append(f"{cell.path}: records of several evidence kinds; cell left out")
             return
