@@ -16,6 +16,11 @@ CATEGORIES = (
     "crash",
     "fallback",
     "other",
+    # Issue 33 (the lead reconciles these with issue 26's contract module at merge): why a
+    # failure happened where the older categories could not say.
+    "placement",  # forced onto a device that has no kernel for the op (soft placement off)
+    "lowering",  # a compiler (XLA, inductor, torch_xla) could not translate the op
+    "refusal",  # a documented refusal of a bad argument did not come, or came as another class
 )
 
 # Applied after the framework's own rules: facts true of every framework.

@@ -26,6 +26,11 @@ CATEGORIES = (
     "crash",
     "fallback",
     "other",
+    # Issue 33 (reconciled with issue 26's contract module at merge); the runner's list
+    # (runners/portbench_runner/classify.py) is the same, in the same order.
+    "placement",
+    "lowering",
+    "refusal",
 )
 STAGES = ("setup", "call", "check")
 _KEYS = {"id", "category", "types", "message", "stages", "why"}

@@ -72,6 +72,13 @@ class Category(str, Enum):
     OTHER = "other"
     HARNESS = "harness"
     """The study's own harness failed, not the framework (imported study data only)."""
+    # Issue 33 (the lead reconciles these with issue 26's contract module at merge).
+    PLACEMENT = "placement"
+    """Forced placement onto a device with no kernel for the op (soft placement off)."""
+    LOWERING = "lowering"
+    """A compiler (XLA, inductor, torch_xla) could not translate the op."""
+    REFUSAL = "refusal"
+    """A documented refusal of a bad argument did not come, or came as another class."""
 
 
 def _need(obj: Mapping[str, Any], key: str, kinds: type | tuple[type, ...], where: str) -> Any:
