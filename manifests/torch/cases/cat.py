@@ -117,6 +117,7 @@ def cat_refusals(ctx, arg):
     from _torchhelp import refusal
 
     x = ctx.put(np.zeros((2, 3), dtype="float32"))
+    whole = ctx.put(np.zeros((4, 3), dtype="float32"))
     attempt, error, fragment = {
         "shape": (
             lambda: torch.cat([x, ctx.put(np.zeros((2, 4), dtype="float32"))]),
@@ -130,7 +131,9 @@ def cat_refusals(ctx, arg):
             "zero-dimensional tensor",
         ),
         "out-overlaps-input": (
-            lambda: torch.cat([x, x], out=x),
+            # out= of the right size that is also the input (1.12 resizes a wrongly sized
+            # out= before it checks for overlap, so the size must fit).
+            lambda: torch.cat([whole[:2], whole[2:]], out=whole),
             RuntimeError,
             "single memory location",
         ),

@@ -141,7 +141,7 @@ def multinomial_refusals(ctx, arg):
 
     weights, n, replacement, fragment = {
         "int-weights": ([1, 2, 3], 1, True, "only supports floating-point dtypes"),
-        "negative": ([1.0, -1.0], 1, True, "element < 0"),
+        "negative": ([1.0, -1.0], 1, True, "< 0"),  # the sentence changed after 1.12
         "too-many": ([1.0, 0.5, 1.0], 4, False, "samples without replacement"),
         "zero-samples": ([1.0, 0.5], 0, True, "n_sample <= 0"),
         "3d-weights": (np.ones((2, 2, 2)).tolist(), 1, True, "prob_dist must be 1 or 2 dim"),

@@ -64,6 +64,6 @@ def zeros_refusals(ctx, arg):
             TypeError,
             "dtype",
         ),
-        "float-size": (lambda: torch.zeros(2.5, device=dev), TypeError, "must be tuple of ints"),
+        "float-size": (lambda: torch.zeros(2.5, device=dev), TypeError, "tuple of ints"),
     }[arg]
     refusal(ctx, attempt, error, fragment)

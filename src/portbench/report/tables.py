@@ -15,6 +15,7 @@ __all__ = [
     "Table",
     "cpu_too",
     "curation",
+    "failure_categories",
     "failures",
     "portability",
     "provenance",
@@ -115,6 +116,29 @@ def failures(cells: list[Cell]) -> Table:
     return table
 
 
+def failure_categories(cells: list[Cell]) -> Table:
+    """Why each cell's cases failed: per cell the failed cases, how many no rule explains
+    (`other`, listed in `curation`) and their share, and the named categories."""
+    table = Table(
+        "failures-categories",
+        "Failures by category per cell (why)",
+        ["cell", "failed", "other", "other %", "named categories"],
+        note="`other` is what no rule of manifests/<framework>/rules.toml (or the study's "
+        "paper/harness.toml) explains; each such case is listed in `curation`.",
+    )
+    for cell in cells:
+        counts = Counter(str(r.get("category")) for r in cell.records if r["outcome"] == "fail")
+        failed = sum(counts.values())
+        if not failed:
+            continue
+        other = counts.pop("other", 0)
+        named = ", ".join(
+            f"{c} {n}" for c, n in sorted(counts.items(), key=lambda kv: (-kv[1], kv[0]))
+        )
+        table.rows.append([cell.name, failed, other, f"{100 * other / failed:.1f}%", named or "-"])
+    return table
+
+
 def cpu_too(cells: list[Cell]) -> Table:
     """Cases that failed on an accelerator and on the framework's CPU in the same worker:
     shown apart, never counted as the accelerator's portability failures."""
@@ -150,10 +174,13 @@ def curation(cells: list[Cell]) -> Table:
         ["cell", "case", "outcome", "message"],
     )
     for cell in cells:
-        if cell.backend == "study":
-            continue  # the study's own failures are its data, not cases to curate
+        study = cell.backend == "study"
         for r in cell.records:
-            if r["outcome"] == "error" or (r["outcome"] == "fail" and r.get("category") == "other"):
+            # The study's errors are its data, but its unexplained failures are gaps of our
+            # rules, curated like our own.
+            if (r["outcome"] == "error" and not study) or (
+                r["outcome"] == "fail" and r.get("category") == "other"
+            ):
                 message = (
                     (r.get("error") or {}).get("message") or r.get("reason") or ""
                 ).splitlines()
