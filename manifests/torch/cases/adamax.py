@@ -243,7 +243,7 @@ def adamax_refusals(ctx, arg):
 # A checkpoint as users write one: two steps, parameter and optimizer state through
 # torch.save/torch.load, a fresh parameter and optimizer load them, two more steps: the
 # same as four uninterrupted steps.
-@case("restore-saved-checkpoint")
+@case("checkpoint-saved-checkpoint")
 def adamax_checkpoint(ctx):
     import torch
     from _torchhelp import saved

@@ -153,13 +153,13 @@ def add_module_forms(ctx, form):
 # The study's kinds of paths (issue #33): the refusal of a non-string name (class and
 # message), children reached by dotted path (get_submodule) and its refusal, and a state
 # dict round trip through torch.save into a fresh parent built the same way.
-@sweep("raises-{arg}", arg=["name-not-string", "get-submodule-missing"])
+@sweep("raises-{arg}", arg=["name-not-str", "get-submodule-missing"])
 def add_module_refusals(ctx, arg):
     import torch
     from _torchhelp import refusal
 
     parent = torch.nn.Module()
-    if arg == "name-not-string":
+    if arg == "name-not-str":
         refusal(
             ctx,
             lambda: parent.add_module(3, torch.nn.Identity()),
@@ -193,7 +193,7 @@ def add_module_indexing(ctx, form):
     ctx.check(got is leaf, f"{form} reached {type(got).__name__}, not the added Linear")
 
 
-@case("restore-state-dict-saved")
+@case("checkpoint-state-dict-saved")
 def add_module_restore(ctx):
     import torch
     from _torchhelp import saved

@@ -95,7 +95,7 @@ def addr_refusals(ctx, arg):
     refusal(ctx, attempt, RuntimeError, fragment)
 
 
-@sweep("grid-beta{beta}-alpha{alpha}", beta=["0", "1", "2.5"], alpha=["0", "1", "-1.5"])
+@sweep("flags-beta{beta}-alpha{alpha}", beta=["0", "1", "2.5"], alpha=["0", "1", "-1.5"])
 def addr_grid(ctx, beta, alpha):
     import torch
 

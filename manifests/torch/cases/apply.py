@@ -82,7 +82,7 @@ def apply_forms(ctx, form):
 # The study's kinds of paths (issue #33): the refusals (a callable that is not one, a
 # callable returning what the dtype cannot hold; off the CPU the documented TypeError), and
 # indexing forms: apply_ on a row, a column and a strided slice changes only those elements.
-@sweep("raises-{arg}", arg=["not-callable", "returns-string", "off-cpu"])
+@sweep("raises-{arg}", arg=["not-callable", "returns-str", "off-cpu"])
 def apply_refusals(ctx, arg):
     from _torchhelp import refusal
 
@@ -96,7 +96,7 @@ def apply_refusals(ctx, arg):
         ctx.skip("Tensor.apply_ works only on CPU tensors (documented)")
     fn, fragment = {
         "not-callable": (3, "not callable"),
-        "returns-string": (lambda v: "a", "must be real number"),
+        "returns-str": (lambda v: "a", "must be real number"),
     }[arg]
     refusal(ctx, lambda: x.apply_(fn), TypeError, fragment)
 

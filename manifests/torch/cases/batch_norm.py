@@ -296,7 +296,7 @@ def batch_norm_gradgrad(ctx, phase):
     )
 
 
-@case("restore-running-stats")
+@case("checkpoint-running-stats")
 def batch_norm_restore(ctx):
     import torch.nn.functional as F
     from _torchhelp import saved

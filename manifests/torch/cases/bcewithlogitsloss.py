@@ -248,7 +248,7 @@ def bce_gradgrad(ctx):
     )
 
 
-@case("restore-weight-buffers")
+@case("checkpoint-weight-buffers")
 def bce_restore(ctx):
     import torch
     from _torchhelp import saved

@@ -106,7 +106,7 @@ def bitwise_not_vmap(ctx, dtype):
     ctx.check_equal(out, np.invert(x))
 
 
-@sweep("index-{form}", form=["row", "slice-step", "bool-mask"])
+@sweep("index-{form}", form=["row", "slice-step", "mask"])
 def bitwise_not_indexing(ctx, form):
     x_np = ctx.rng.integers(-100, 100, size=(5, 6)).astype("int32")
     x = ctx.put(x_np)

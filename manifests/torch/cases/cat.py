@@ -141,7 +141,7 @@ def cat_refusals(ctx, arg):
     refusal(ctx, attempt, error, fragment)
 
 
-@sweep("grid-{dim}-{out}", dim=["dim0", "dim1", "dim-minus1"], out=["returned", "out"])
+@sweep("flags-{dim}-{out}", dim=["dim0", "dim1", "dim-minus1"], out=["returned", "out"])
 def cat_grid(ctx, dim, out):
     import torch
 
@@ -181,7 +181,7 @@ def cat_gradgrad(ctx):
     )
 
 
-@case("duplicates-sparse-uncoalesced")
+@case("duplicate-sparse-uncoalesced")
 def cat_duplicates(ctx):
     import torch
 

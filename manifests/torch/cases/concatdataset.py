@@ -192,7 +192,7 @@ def concat_indexing(ctx, form):
     ctx.check(got == [flat[i] for i in picks], f"{form}: items {got}")
 
 
-@case("duplicates-same-part-twice")
+@case("duplicate-same-part-twice")
 def concat_duplicates(ctx):
     from torch.utils.data import ConcatDataset
 
@@ -203,7 +203,7 @@ def concat_duplicates(ctx):
     ctx.check(both.cumulative_sizes == [3, 6, 7], f"cumulative {both.cumulative_sizes}")
 
 
-@case("restore-shuffle-generator-state")
+@case("checkpoint-shuffle-generator-state")
 def concat_restore(ctx):
     import torch
     from torch.utils.data import ConcatDataset, DataLoader

@@ -286,7 +286,7 @@ def conv2d_gradgrad(ctx):
     )
 
 
-@case("restore-state-dict-saved")
+@case("checkpoint-state-dict-saved")
 def conv2d_restore(ctx):
     import torch
     from _torchhelp import saved

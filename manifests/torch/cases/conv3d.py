@@ -325,7 +325,7 @@ def conv3d_gradgrad(ctx):
     )
 
 
-@case("restore-state-dict-saved")
+@case("checkpoint-state-dict-saved")
 def conv3d_restore(ctx):
     import torch
     from _torchhelp import saved

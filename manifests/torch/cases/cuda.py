@@ -179,7 +179,7 @@ def cuda_bad_index(ctx):
     )
 
 
-@case("restore-rng-state")
+@case("checkpoint-rng-state")
 def cuda_rng_restore(ctx):
     import torch
 

@@ -226,7 +226,7 @@ def dataset_grid(ctx, order, last, batch):
         ctx.check(sorted(seen) == list(range(n)), f"an epoch missed items: {sorted(seen)}")
 
 
-@sweep("restore-{form}", form=["epoch-from-generator-state", "mid-epoch", "random-sampler"])
+@sweep("checkpoint-{form}", form=["epoch-from-generator-state", "mid-epoch", "random-sampler"])
 def dataset_restore(ctx, form):
     import torch
     from torch.utils.data import DataLoader, RandomSampler

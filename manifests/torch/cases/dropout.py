@@ -190,7 +190,7 @@ def dropout_gradgrad(ctx):
     gradgradcheck(ctx, fn, ctx.rng.standard_normal(12))
 
 
-@case("restore-rng-state")
+@case("checkpoint-rng-state")
 def dropout_restore(ctx):
     ctx.not_comparable("draws from the device's random generator")
     import torch.nn.functional as F

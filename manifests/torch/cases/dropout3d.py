@@ -116,7 +116,7 @@ def dropout3d_refusals(ctx, form):
     refusal(ctx, attempt, ValueError, "dropout probability has to be between 0 and 1")
 
 
-@case("restore-rng-state")
+@case("checkpoint-rng-state")
 def dropout3d_restore(ctx):
     ctx.not_comparable("draws from the device's random generator")
     import torch

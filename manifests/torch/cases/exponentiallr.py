@@ -165,7 +165,7 @@ def exponential_refusals(ctx, arg):
     )
 
 
-@case("restore-saved-checkpoint")
+@case("checkpoint-saved-checkpoint")
 def exponential_checkpoint(ctx):
     import torch
     from _torchhelp import saved

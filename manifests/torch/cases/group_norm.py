@@ -178,7 +178,7 @@ def group_norm_refusals(ctx, arg):
     refusal(ctx, attempt, error, fragment)
 
 
-@sweep("grid-groups{groups}-{affine}", groups=["1", "3", "6"], affine=["plain", "affine"])
+@sweep("flags-groups{groups}-{affine}", groups=["1", "3", "6"], affine=["plain", "affine"])
 def group_norm_grid(ctx, groups, affine):
     import torch.nn.functional as F
 
@@ -218,7 +218,7 @@ def group_norm_gradgrad(ctx):
     )
 
 
-@case("restore-state-dict-saved")
+@case("checkpoint-state-dict-saved")
 def group_norm_restore(ctx):
     import torch
     from _torchhelp import saved

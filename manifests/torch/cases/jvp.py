@@ -214,7 +214,7 @@ def jvp_hvp(ctx):
     ctx.check_close(hv, hessian @ v_np, dtype="float64")
 
 
-@sweep("grid-{graph}-{strict}", graph=["no-graph", "create-graph"], strict=["lax", "strict"])
+@sweep("flags-{graph}-{strict}", graph=["no-graph", "create-graph"], strict=["lax", "strict"])
 def jvp_grid(ctx, graph, strict):
     import torch
     from torch.autograd.functional import jvp

@@ -218,7 +218,7 @@ def _quadratic_problem(ctx):
     return a, ctx.rng.standard_normal(5)
 
 
-@case("restore-saved-checkpoint")
+@case("checkpoint-saved-checkpoint")
 def lbfgs_checkpoint(ctx):
     import torch
     from _torchhelp import saved
@@ -251,7 +251,7 @@ def lbfgs_checkpoint(ctx):
     ctx.check_close(x2.detach(), ctx.to_numpy(x_ref.detach()), dtype="float64", kind="linalg")
 
 
-@sweep("grid-{search}-history{history}", search=["none", "strong-wolfe"], history=["2", "100"])
+@sweep("flags-{search}-history{history}", search=["none", "strong-wolfe"], history=["2", "100"])
 def lbfgs_grid(ctx, search, history):
     import torch
 

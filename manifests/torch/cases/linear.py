@@ -174,7 +174,7 @@ def linear_refusals(ctx, arg):
         refusal(ctx, lambda: layer(x), RuntimeError)
 
 
-@sweep("grid-{bias}-{rank}", bias=["bias", "no-bias"], rank=["1d", "2d", "3d"])
+@sweep("flags-{bias}-{rank}", bias=["bias", "no-bias"], rank=["1d", "2d", "3d"])
 def linear_grid(ctx, bias, rank):
     import torch
 
@@ -219,7 +219,7 @@ def linear_gradgrad(ctx):
     )
 
 
-@case("restore-state-dict-saved")
+@case("checkpoint-state-dict-saved")
 def linear_restore(ctx):
     import torch
     from _torchhelp import saved

@@ -251,7 +251,7 @@ def lstmcell_gradgrad(ctx):
     )
 
 
-@case("restore-state-dict-saved")
+@case("checkpoint-state-dict-saved")
 def lstmcell_restore(ctx):
     import torch
     from _torchhelp import saved

@@ -151,7 +151,7 @@ def multinomial_refusals(ctx, arg):
     refusal(ctx, lambda: torch.multinomial(w, n, replacement=replacement), RuntimeError, fragment)
 
 
-@sweep("restore-{source}", source=["generator-state", "default-generator"])
+@sweep("checkpoint-{source}", source=["generator-state", "default-generator"])
 def multinomial_restore(ctx, source):
     ctx.not_comparable("draws from the device's random generator")
     import torch
@@ -178,7 +178,7 @@ def multinomial_restore(ctx, source):
     ctx.check_equal(ctx.measure(replay, warm=False), first)
 
 
-@sweep("grid-{replacement}-{shape}", replacement=["with", "without"], shape=["1d", "2d"])
+@sweep("flags-{replacement}-{shape}", replacement=["with", "without"], shape=["1d", "2d"])
 def multinomial_grid(ctx, replacement, shape):
     ctx.not_comparable("draws from the device's random generator")
     import torch

@@ -113,7 +113,7 @@ def randperm_refusals(ctx, arg):
     refusal(ctx, attempt, error, fragment)
 
 
-@sweep("restore-{source}", source=["generator-state", "default-generator"])
+@sweep("checkpoint-{source}", source=["generator-state", "default-generator"])
 def randperm_restore(ctx, source):
     ctx.not_comparable("draws from the device's random generator")
     import torch

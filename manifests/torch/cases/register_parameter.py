@@ -144,13 +144,13 @@ def _early_init(self, p):
 # The study's kinds of paths (issue #33): the refusal of a non-string name (class and
 # message); parameters reached by dotted path (get_parameter) and its refusal; and the
 # registered parameters through a saved state dict into a fresh module.
-@sweep("raises-{arg}", arg=["name-not-string", "get-parameter-missing"])
+@sweep("raises-{arg}", arg=["name-not-str", "get-parameter-missing"])
 def register_parameter_refusals(ctx, arg):
     import torch
     from _torchhelp import refusal
 
     module = torch.nn.Module()
-    if arg == "name-not-string":
+    if arg == "name-not-str":
         refusal(
             ctx,
             lambda: module.register_parameter(3, None),
@@ -179,7 +179,7 @@ def register_parameter_indexing(ctx):
     ctx.check(dict(outer.named_parameters()) == {"inner.scale": p}, "named_parameters")
 
 
-@case("restore-state-dict-saved")
+@case("checkpoint-state-dict-saved")
 def register_parameter_restore(ctx):
     import torch
     from _torchhelp import saved

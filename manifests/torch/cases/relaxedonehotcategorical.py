@@ -207,7 +207,7 @@ def relaxed_refusals(ctx, arg):
     refusal(ctx, attempt, ValueError, fragment)
 
 
-@case("restore-rng-state")
+@case("checkpoint-rng-state")
 def relaxed_restore(ctx):
     ctx.not_comparable("draws from the device's random generator")
     from _torchhelp import rng_state

@@ -168,7 +168,7 @@ def reset_other_modules(ctx, module):
 # buffers through torch.save into a trained module; a state dict taken before the reset
 # holds references, so it sees the reset, while a saved one does not), and the grid of
 # affine x momentum for training that follows a reset.
-@sweep("restore-{form}", form=["saved-reset-buffers", "in-memory-aliases", "saved-before-reset"])
+@sweep("checkpoint-{form}", form=["saved-reset-buffers", "in-memory-aliases", "saved-before-reset"])
 def reset_restore(ctx, form):
     from _torchhelp import saved
 
@@ -196,7 +196,7 @@ def reset_restore(ctx, form):
         ctx.check_equal(bn.running_mean, before)
 
 
-@sweep("grid-{affine}-{momentum}", affine=["affine", "plain"], momentum=["0.1", "cumulative"])
+@sweep("flags-{affine}-{momentum}", affine=["affine", "plain"], momentum=["0.1", "cumulative"])
 def reset_grid(ctx, affine, momentum):
     import torch
 

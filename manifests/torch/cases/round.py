@@ -161,7 +161,7 @@ def round_refusals(ctx, arg):
     refusal(ctx, lambda: torch.round(x, **kwargs), kernel_error(ctx), fragment)
 
 
-@sweep("grid-decimals{decimals}", decimals=["-1", "0", "1", "2"])
+@sweep("flags-decimals{decimals}", decimals=["-1", "0", "1", "2"])
 def round_grid(ctx, decimals):
     import torch
 

@@ -218,7 +218,7 @@ def rprop_refusals(ctx, arg):
     refusal(ctx, lambda: torch.optim.Rprop([param], **kwargs), ValueError, fragment)
 
 
-@case("restore-saved-checkpoint")
+@case("checkpoint-saved-checkpoint")
 def rprop_checkpoint(ctx):
     import torch
     from _torchhelp import saved
@@ -245,7 +245,7 @@ def rprop_checkpoint(ctx):
     ctx.check_close(ctx.measure(run, warm=False), ref, dtype="float64")
 
 
-@sweep("grid-{impl}-{direction}", impl=["for-loop", "foreach"], direction=["minimize", "maximize"])
+@sweep("flags-{impl}-{direction}", impl=["for-loop", "foreach"], direction=["minimize", "maximize"])
 def rprop_grid(ctx, impl, direction):
     import torch
 

@@ -148,7 +148,7 @@ def sspaddmm_raises(ctx):
     )
 
 
-@case("duplicates-uncoalesced-mat1")
+@case("duplicate-uncoalesced-mat1")
 def sspaddmm_duplicates(ctx):
     import torch
 
@@ -166,7 +166,7 @@ def sspaddmm_duplicates(ctx):
     ctx.check_close(out.to_dense(), m + dense_a @ b, dtype="float64")
 
 
-@sweep("grid-beta{beta}-alpha{alpha}", beta=["0", "1", "2.5"], alpha=["0", "1", "-0.5"])
+@sweep("flags-beta{beta}-alpha{alpha}", beta=["0", "1", "2.5"], alpha=["0", "1", "-0.5"])
 def sspaddmm_grid(ctx, beta, alpha):
     import torch
 

@@ -253,7 +253,7 @@ def sequential_indexing(ctx, form):
 
 @sweep(
     "raises-{arg}",
-    arg=["index-past-end", "index-before-start", "append-non-module", "index-string"],
+    arg=["index-past-end", "index-before-start", "append-non-module", "index-str"],
 )
 def sequential_refusals(ctx, arg):
     import torch
@@ -264,7 +264,7 @@ def sequential_refusals(ctx, arg):
         "index-past-end": (lambda: seq[2], IndexError, "index 2 is out of range"),
         "index-before-start": (lambda: seq[-3], IndexError, "index -3 is out of range"),
         "append-non-module": (lambda: seq.append(3), TypeError, "is not a Module subclass"),
-        "index-string": (lambda: seq["0"], TypeError, "cannot be interpreted as an integer"),
+        "index-str": (lambda: seq["0"], TypeError, "cannot be interpreted as an integer"),
     }[arg]
     if arg == "append-non-module" and not hasattr(seq, "append"):
         ctx.skip(f"Sequential.append is absent in torch {ctx.version} (added in a later release)")
@@ -298,7 +298,7 @@ def sequential_gradgrad(ctx):
     )
 
 
-@case("restore-state-dict-saved")
+@case("checkpoint-state-dict-saved")
 def sequential_restore(ctx):
     import torch
     from _torchhelp import saved

@@ -224,7 +224,7 @@ def state_dict_hooks(ctx, hook):
 # every float and complex dtype (values and dtypes come back exactly into a fresh model),
 # the refusal of a state dict that is no mapping (class and message), and indexing forms of
 # the returned OrderedDict (keys in registration order, values by key, a nested prefix).
-@sweep("restore-saved-{dtype}", dtype=FLOAT_DTYPES + COMPLEX_DTYPES)
+@sweep("checkpoint-saved-{dtype}", dtype=FLOAT_DTYPES + COMPLEX_DTYPES)
 def state_dict_saved(ctx, dtype):
     import torch
     from _torchhelp import saved

@@ -149,7 +149,7 @@ def subset_raises(ctx):
     refusal(ctx, lambda: sub[2], IndexError, "list index out of range")
 
 
-@case("restore-shuffle-generator-state")
+@case("checkpoint-shuffle-generator-state")
 def subset_restore(ctx):
     import torch
     from torch.utils.data import DataLoader, Subset

@@ -216,7 +216,7 @@ def sum_gradgrad(ctx):
     gradgradcheck(ctx, lambda t: torch.sum(t**3, 1), ctx.rng.standard_normal((3, 4)))
 
 
-@case("duplicates-sparse-uncoalesced")
+@case("duplicate-sparse-uncoalesced")
 def sum_duplicates(ctx):
     import torch
 

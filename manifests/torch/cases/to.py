@@ -185,7 +185,7 @@ def to_forms(ctx, form):
 # for a rank other than 4; an unknown device string), vmap of a cast, second derivatives
 # through a cast to complex, and an uncoalesced sparse tensor cast with its duplicate
 # indices kept (they still add when densified).
-@sweep("raises-{arg}", arg=["channels-last-rank", "device-string"])
+@sweep("raises-{arg}", arg=["channels-last-rank", "unknown-device"])
 def to_refusals(ctx, arg):
     import torch
     from _torchhelp import refusal
@@ -222,7 +222,7 @@ def to_gradgrad(ctx):
     gradgradcheck(ctx, lambda t: (t.to(torch.complex128) ** 3).real, ctx.rng.standard_normal(6))
 
 
-@case("duplicates-sparse-uncoalesced")
+@case("duplicate-sparse-uncoalesced")
 def to_duplicates(ctx):
     import torch
 

@@ -271,7 +271,7 @@ def transformer_refusals(ctx, arg):
     refusal(ctx, lambda: model(src, tgt), RuntimeError, fragment)
 
 
-@case("restore-state-dict-saved")
+@case("checkpoint-state-dict-saved")
 def transformer_restore(ctx):
     import torch
     from _torchhelp import saved
@@ -329,7 +329,7 @@ def _pre_norm_reference(src, tgt, p, heads=4, layers=2):
     return norm(x, p, "decoder.norm")
 
 
-@sweep("grid-{norm}-{layout}", norm=["post-norm", "pre-norm"], layout=["seq-first", "batch-first"])
+@sweep("flags-{norm}-{layout}", norm=["post-norm", "pre-norm"], layout=["seq-first", "batch-first"])
 def transformer_grid(ctx, norm, layout):
     import torch
 

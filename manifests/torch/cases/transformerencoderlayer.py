@@ -195,7 +195,7 @@ def encoder_layer_refusals(ctx, arg):
         )
 
 
-@case("restore-state-dict-saved")
+@case("checkpoint-state-dict-saved")
 def encoder_layer_restore(ctx):
     import torch
     from _torchhelp import saved

@@ -179,7 +179,7 @@ def vonmises_refusals(ctx, arg):
     )
 
 
-@case("restore-rng-state")
+@case("checkpoint-rng-state")
 def vonmises_restore(ctx):
     ctx.not_comparable("draws from the device's random generator")
     from _torchhelp import rng_state

@@ -157,7 +157,7 @@ def xavier_0d(ctx):
     )
 
 
-@sweep("restore-{source}", source=["default-generator", "generator-state"])
+@sweep("checkpoint-{source}", source=["default-generator", "generator-state"])
 def xavier_restore(ctx, source):
     ctx.not_comparable("draws from the device's random generator")
     import inspect
