@@ -275,7 +275,7 @@ def adamax_checkpoint(ctx):
 # The full grid of the update's options (weight decay x maximize x foreach), in float64
 # against the update rule.
 @sweep(
-    "grid-{decay}-{direction}-{impl}",
+    "flags-{decay}-{direction}-{impl}",
     decay=["no-decay", "decay"],
     direction=["minimize", "maximize"],
     impl=["for-loop", "foreach"],

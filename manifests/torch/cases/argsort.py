@@ -133,7 +133,7 @@ def argsort_vmap(ctx, dtype):
 
 
 @sweep(
-    "grid-{order}-{stability}-{dim}",
+    "flags-{order}-{stability}-{dim}",
     order=["ascending", "descending"],
     stability=["stable", "default"],
     dim=["dim0", "dim-last"],

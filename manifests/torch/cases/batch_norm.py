@@ -224,7 +224,7 @@ def batch_norm_refusals(ctx, arg):
 
 
 @sweep(
-    "grid-{phase}-{affine}-{stats}",
+    "flags-{phase}-{affine}-{stats}",
     phase=["training", "inference"],
     affine=["affine", "plain"],
     stats=["tracked", "untracked"],

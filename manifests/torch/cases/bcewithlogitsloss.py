@@ -199,7 +199,7 @@ def bce_refusals(ctx, arg):
 
 
 @sweep(
-    "grid-{reduction}-{weight}-{pos}",
+    "flags-{reduction}-{weight}-{pos}",
     reduction=["mean", "sum", "none"],
     weight=["no-weight", "weight"],
     pos=["no-pos-weight", "pos-weight"],

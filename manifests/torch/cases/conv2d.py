@@ -241,7 +241,7 @@ def conv2d_refusals(ctx, arg):
 
 
 @sweep(
-    "grid-stride{stride}-pad{padding}-dil{dilation}-groups{groups}",
+    "flags-stride{stride}-pad{padding}-dil{dilation}-groups{groups}",
     stride=["1", "2"],
     padding=["0", "1"],
     dilation=["1", "2"],

@@ -282,7 +282,7 @@ def conv3d_refusals(ctx, arg):
 
 
 @sweep(
-    "grid-stride{stride}-pad{padding}-groups{groups}",
+    "flags-stride{stride}-pad{padding}-groups{groups}",
     stride=["1", "2"],
     padding=["0", "1"],
     groups=["1", "2"],

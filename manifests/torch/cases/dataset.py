@@ -195,7 +195,7 @@ def dataset_refusals(ctx, arg):
 
 
 @sweep(
-    "grid-{order}-{last}-batch{batch}",
+    "flags-{order}-{last}-batch{batch}",
     order=["sequential", "shuffled"],
     last=["keep-last", "drop-last"],
     batch=["3", "4"],

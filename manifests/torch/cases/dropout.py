@@ -211,7 +211,7 @@ def dropout_restore(ctx):
 
 
 @sweep(
-    "grid-p{p}-{phase}-{inplace}",
+    "flags-p{p}-{phase}-{inplace}",
     p=["0.25", "0.5"],
     phase=["training", "eval"],
     inplace=["copy", "inplace"],

@@ -136,7 +136,7 @@ def dropout3d_restore(ctx):
 
 
 @sweep(
-    "grid-{phase}-{inplace}-{batch}",
+    "flags-{phase}-{inplace}-{batch}",
     phase=["training", "eval"],
     inplace=["copy", "inplace"],
     batch=["batched", "unbatched"],

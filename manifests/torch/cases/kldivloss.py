@@ -167,7 +167,7 @@ def kl_refusals(ctx, arg):
 
 
 @sweep(
-    "grid-{reduction}-{target}",
+    "flags-{reduction}-{target}",
     reduction=["none", "sum", "mean", "batchmean"],
     target=["prob", "log"],
 )

@@ -190,7 +190,7 @@ def lstmcell_refusals(ctx, arg):
 
 
 @sweep(
-    "grid-{bias}-{state}-{batch}",
+    "flags-{bias}-{state}-{batch}",
     bias=["bias", "no-bias"],
     state=["given-state", "zero-state"],
     batch=["batched", "unbatched"],

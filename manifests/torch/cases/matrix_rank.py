@@ -162,7 +162,7 @@ def matrix_rank_vmap(ctx, dtype):
 
 
 @sweep(
-    "grid-{hermitian}-{tol}",
+    "flags-{hermitian}-{tol}",
     hermitian=["general", "hermitian"],
     tol=["default", "atol", "rtol"],
 )

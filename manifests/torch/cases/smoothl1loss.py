@@ -103,7 +103,7 @@ def smooth_l1_refusals(ctx, arg):
 
 
 @sweep(
-    "grid-{reduction}-beta{beta}", reduction=["mean", "sum", "none"], beta=["0", "0.5", "1", "2"]
+    "flags-{reduction}-beta{beta}", reduction=["mean", "sum", "none"], beta=["0", "0.5", "1", "2"]
 )
 def smooth_l1_grid(ctx, reduction, beta):
     import torch

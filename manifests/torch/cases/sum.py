@@ -179,7 +179,7 @@ def sum_refusals(ctx, arg):
 
 
 @sweep(
-    "grid-{dims}-{keepdim}-{dtype}",
+    "flags-{dims}-{keepdim}-{dtype}",
     dims=["dim0", "dims-0-2", "dim-minus1"],
     keepdim=["drop", "keepdim"],
     dtype=["same", "to-float64"],

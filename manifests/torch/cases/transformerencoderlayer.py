@@ -213,7 +213,7 @@ def encoder_layer_restore(ctx):
 
 
 @sweep(
-    "grid-{norm}-{layout}-{activation}",
+    "flags-{norm}-{layout}-{activation}",
     norm=["post-norm", "pre-norm"],
     layout=["seq-first", "batch-first"],
     activation=["relu", "gelu"],

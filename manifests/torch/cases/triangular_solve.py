@@ -208,7 +208,7 @@ def triangular_solve_refusals(ctx, arg):
 
 
 @sweep(
-    "grid-{tri}-{op}-{diag}",
+    "flags-{tri}-{op}-{diag}",
     tri=["upper", "lower"],
     op=["plain", "transpose"],
     diag=["general", "unitriangular"],

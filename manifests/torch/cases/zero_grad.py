@@ -148,7 +148,7 @@ def zero_grad_forms(ctx, form):
 # backward(create_graph=True)), and a second-order gradient taken after zero_grad (the
 # cleared first-order graph must not leak into it).
 @sweep(
-    "grid-{clear}-{held}",
+    "flags-{clear}-{held}",
     clear=["set-to-none", "zeros"],
     held=["nothing", "accumulated", "with-graph"],
 )
