@@ -59,8 +59,8 @@ MODES = ("eager", "compiled", "jit", "graph", "xla", "grad")
 #: The study's kinds of paths (issue #33), by the first word of a case's name: an error path
 #: (the documented exception), golden values, indexing and slicing forms, a transform (jax.vmap,
 #: tf.vectorized_map, second derivatives), a full grid of flags, duplicate indices, checkpoint
-#: and restore. ``index-`` followed by a dtype names an index dtype (tf.nn.space_to_batch's
-#: block shape), not an indexing form.
+#: and restore. ``index-`` followed by an integer dtype names an index dtype
+#: (tf.nn.space_to_batch's block shape), not an indexing form.
 PATH_KINDS = {
     "error": "error",
     "golden": "golden",
@@ -76,6 +76,7 @@ _PATH_ORDER = ("error", "golden", "index", "transform", "flags", "duplicates", "
 #: Words with which cases written before issue #33 name an error path ("...-raises",
 #: "...-refused"): counted as error paths, whatever their first word.
 _REFUSAL_WORDS = frozenset({"raises", "raise", "refused"})
+_INT_DTYPES = frozenset(d for d in DTYPES if d.startswith(("int", "uint")))
 
 
 def paths_named(case_names: Iterable[str]) -> list[str]:
@@ -87,7 +88,7 @@ def paths_named(case_names: Iterable[str]) -> list[str]:
             found.add("error")
             continue
         kind = PATH_KINDS.get(words[0])
-        if kind == "index" and len(words) > 1 and words[1] in DTYPES:
+        if kind == "index" and len(words) > 1 and words[1] in _INT_DTYPES:
             continue
         if kind:
             found.add(kind)

@@ -54,7 +54,7 @@ class Adapter:
 
     name = "base"
 
-    def __init__(self, flavor: str, accelerator: Dict[str, Any]) -> None:
+    def __init__(self, flavor: str, accelerator: Dict[str, str]) -> None:
         self.flavor = flavor
         self.accelerator = accelerator
         self.device: Any = None
@@ -79,7 +79,7 @@ class Adapter:
                 f"present (or the generic '{self.accelerator.get('generic', 'gpu')}')"
             )
 
-    def env(self) -> Dict[str, Any]:
+    def env(self) -> Dict[str, object]:
         """Framework facts for env.json: versions, device, precision settings."""
         raise NotImplementedError
 
@@ -129,10 +129,10 @@ class Adapter:
         self,
         fn: Callable[..., Any],
         args: Tuple[Any, ...],
-        kwargs: Dict[str, Any],
+        kwargs: Dict[str, object],
         before: Any,
         repeatable: bool,
-    ) -> Optional[Dict[str, Any]]:
+    ) -> Optional[Dict[str, object]]:
         """Evidence of where the measured call's work ran (``fallback.evidence``), or None
         where this framework and device have no probe. Called after the measured call;
         ``repeatable`` says whether ``fn`` may be called once more (it is False for

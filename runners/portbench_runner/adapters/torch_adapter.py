@@ -66,22 +66,23 @@ class TorchAdapter(Adapter):
             torch.set_default_dtype(default_dtype)
             torch.set_grad_enabled(grad)
 
-    def env(self) -> Dict[str, Any]:
+    def env(self) -> Dict[str, object]:
         torch = self.torch
-        facts: Dict[str, Any] = {
+        precision: Dict[str, object] = {
+            "cuda_matmul_allow_tf32": torch.backends.cuda.matmul.allow_tf32,
+            "cudnn_allow_tf32": torch.backends.cudnn.allow_tf32,
+        }
+        facts: Dict[str, object] = {
             "framework_version": self.version,
             "device": str(self.device),
             "device_name": self.device_name,
             "cuda_runtime": torch.version.cuda,
             "threads": torch.get_num_threads(),
             "interop_threads": torch.get_num_interop_threads(),
-            "precision": {
-                "cuda_matmul_allow_tf32": torch.backends.cuda.matmul.allow_tf32,
-                "cudnn_allow_tf32": torch.backends.cudnn.allow_tf32,
-            },
+            "precision": precision,
         }
         if hasattr(torch, "get_float32_matmul_precision"):
-            facts["precision"]["float32_matmul_precision"] = torch.get_float32_matmul_precision()
+            precision["float32_matmul_precision"] = torch.get_float32_matmul_precision()
         if self.flavor == "cuda":
             facts["device_count"] = torch.cuda.device_count()
             facts["cudnn_version"] = torch.backends.cudnn.version()
@@ -159,10 +160,10 @@ class TorchAdapter(Adapter):
         self,
         fn: Callable[..., Any],
         args: Tuple[Any, ...],
-        kwargs: Dict[str, Any],
+        kwargs: Dict[str, object],
         before: Any,
         repeatable: bool,
-    ) -> Optional[Dict[str, Any]]:
+    ) -> Optional[Dict[str, object]]:
         # MPS (its fallback warning) has no probe: portbench has no MPS flavor yet.
         if self.flavor == "cuda":
             return self.cuda_evidence(fn, args, kwargs, repeatable)
@@ -186,9 +187,9 @@ class TorchAdapter(Adapter):
         self,
         fn: Callable[..., Any],
         args: Tuple[Any, ...],
-        kwargs: Dict[str, Any],
+        kwargs: Dict[str, object],
         repeatable: bool,
-    ) -> Dict[str, Any]:
+    ) -> Dict[str, object]:
         """One more call under the profiler; its copies, in time order, show host round
         trips. Written without a GPU at hand: the reader is tested on event names only."""
         probe = "torch-cuda-profiler"

@@ -23,11 +23,27 @@ from portbench.report.published import (
     published_outcomes,
     published_strata,
 )
+from portbench.report import study
 from portbench.report.study import default_archive, import_study, study_cells_dir
 from portbench.report.study_latency import published_latency
 from portbench.report.tables import failure_categories, portability
+from portbench_runner import classify
 
 PAPER = ROOT / "paper"
+
+
+# The tests count from the files as written, apart from the typed layer the tables use.
+def _raw(cell: Cell) -> list[dict[str, Any]]:
+    text = (cell.path / "results.jsonl").read_text()
+    return [json.loads(line) for line in text.splitlines() if line.strip()]
+
+
+def _env(cell: Cell) -> dict[str, Any]:
+    return dict(json.loads((cell.path / "env.json").read_text()))
+
+
+def _plan(cell: Cell) -> dict[str, Any]:
+    return dict(json.loads((cell.path / "plan.json").read_text()))
 
 
 @pytest.fixture(scope="module")
@@ -74,12 +90,12 @@ def test_every_study_device_becomes_a_cell_with_its_provenance(cells: list[Cell]
     by_id = {c.cell_id: c for c in cells}
     # No report for the A100: every function untested, never counted as passing.
     a100 = by_id["torch/gpu-a100/study"]
-    assert (a100.env or {})["study"]["report"] is None
-    assert all(r["outcome"] == "skip" and r["study_outcome"] == "unrecorded" for r in a100.records)
+    assert _env(a100)["study"]["report"] is None
+    assert all(r["outcome"] == "skip" and r["study_outcome"] == "unrecorded" for r in _raw(a100))
     # JAX's TPU report is its T4 report (made under the T4 VM's Python): said, and not used.
     jax_tpu = by_id["jax/tpu-v3/study"]
-    assert "not this VM's" in (jax_tpu.env or {})["study"]["report_note"]
-    assert {r["outcome"] for r in jax_tpu.records} == {"skip"}
+    assert "not this VM's" in _env(jax_tpu)["study"]["report_note"]
+    assert {r["outcome"] for r in _raw(jax_tpu)} == {"skip"}
 
 
 def _created(raw: dict[str, object], path: str) -> float:
@@ -97,25 +113,25 @@ def test_each_device_takes_its_newest_standard_placement_report(
         reports = [p for p in raw if p.startswith(folder) and p.endswith("failure_report.json")]
         assert len(reports) == 2
         newest = max(reports, key=lambda p: _created(raw, p))
-        assert (by_id[cell_id].env or {})["study"]["report"] == newest
+        assert _env(by_id[cell_id])["study"]["report"] == newest
     # Soft placement is a cell of its own, never a device's outcome.
     soft = by_id["tensorflow/gpu-t4/study-soft"]
-    assert "soft_placement/" in (soft.env or {})["study"]["report"]
+    assert "soft_placement/" in _env(soft)["study"]["report"]
     for cell in cells:
         if cell.profile == "study":
-            assert "soft" not in str((cell.env or {})["study"]["report"])
+            assert "soft" not in str(_env(cell)["study"]["report"])
 
 
 def test_no_test_of_a_report_is_dropped(cells: list[Cell], raw: dict[str, object]) -> None:
     """Two classes of one TensorFlow file can hold tests of one name: each is its own record."""
     files = _functions("tensorflow")
     for cell in cells:
-        env = (cell.env or {})["study"]
+        env = _env(cell)["study"]
         if cell.framework != "tensorflow" or not env["report"]:
             continue
         tests = raw[env["report"]]["tests"]  # type: ignore[index]
         expected = sum(1 for t in tests if _node_key(t["nodeid"]).split(":")[0] in files)
-        from_report = [r for r in cell.records if r["study_outcome"] != "absent from report"]
+        from_report = [r for r in _raw(cell) if r["study_outcome"] != "absent from report"]
         assert len(from_report) == expected, cell.cell_id
 
 
@@ -151,10 +167,10 @@ def _count(cell: Cell, keep: Callable[[dict[str, Any]], bool] | None = None) -> 
     """pass/partial/complete/untested of every planned function, from its records."""
     counts: dict[str, int] = defaultdict(int)
     outcomes: dict[str, list[str]] = defaultdict(list)
-    for r in cell.records:
+    for r in _raw(cell):
         if keep is None or keep(r):
             outcomes[r["study_test_file"]].append(r["outcome"])
-    for f in (cell.plan or {})["functions"]:
+    for f in _plan(cell)["functions"]:
         values = outcomes.get(f["study_test_file"], [])
         if "fail" in values:
             counts["partial" if "pass" in values else "complete"] += 1
@@ -281,8 +297,8 @@ def _independent_latency(raw: dict[str, Any], framework: str) -> dict[str, tuple
 
 def test_tables_5_to_7_recounted_row_by_row(cells: list[Cell], raw: dict[str, Any]) -> None:
     table, summary = published_latency(cells)
-    assert sum(v["rows"] for v in summary.values()) == 43 + 51 + 61
-    matched = {k: v["matched"] for k, v in summary.items()}
+    assert sum(v.rows for v in summary.values()) == 43 + 51 + 61
+    matched = {k: v.matched for k, v in summary.items()}
     assert matched == {"torch": 43, "tensorflow": 51, "jax": 61}, [
         r for r in table.rows if r[-2] == "no"
     ]
@@ -344,7 +360,7 @@ def test_every_imported_line_is_loaded(study_dir: Path, cells: list[Cell]) -> No
     for cell in cells:
         lines = (cell.path / "results.jsonl").read_text().splitlines()
         assert cell.unreadable_lines == 0, (cell.cell_id, cell.problems)
-        assert len(cell.records) == len(lines), cell.cell_id
+        assert len(_raw(cell)) == len(lines), cell.cell_id
 
 
 def _failed_texts(report: dict[str, Any]) -> list[str]:
@@ -375,7 +391,7 @@ def test_forced_placement_failures_are_named_even_inside_assertions(
     assert len(placed) == 172
     assert sum(t.startswith("AssertionError") for t in placed) == 5
     t4 = next(c for c in cells if c.cell_id == "tensorflow/gpu-t4/study")
-    named = [r for r in t4.records if r["outcome"] == "fail" and r["category"] == "placement"]
+    named = [r for r in _raw(t4) if r["outcome"] == "fail" and r["category"] == "placement"]
     assert len(named) == len(placed)
     assert {r["rule"] for r in named} == {"tf.forced-placement"}
     inside = [r for r in named if (r["error"]["message"] or "").startswith("AssertionError")]
@@ -386,18 +402,16 @@ def test_every_study_cell_says_why_its_cases_failed(cells: list[Cell]) -> None:
     """At most 10% of a study cell's failures (or one) are `other`, left for curation."""
     table = failure_categories(cells)
     rows = {r[0]: r for r in table.rows}
-    studied = [
-        c for c in cells if c.backend == "study" and any(r["outcome"] == "fail" for r in c.records)
-    ]
+    studied = [c for c in cells if c.is_study and any(r["outcome"] == "fail" for r in _raw(c))]
     assert studied
     for cell in studied:
-        failed = [r for r in cell.records if r["outcome"] == "fail"]
+        failed = [r for r in _raw(cell) if r["outcome"] == "fail"]
         other = [r for r in failed if r["category"] == "other"]
         assert len(other) <= max(1, len(failed) // 10), (cell.cell_id, [r["case"] for r in other])
         assert rows[cell.name][1:3] == [len(failed), len(other)]
     # Named where the older rules said nothing: TPU lowering errors, TF's forced placement.
     torch_tpu = next(c for c in cells if c.cell_id == "torch/tpu-v3/study")
-    lowered = [r for r in torch_tpu.records if r.get("rule") == "torch.xla-lowering"]
+    lowered = [r for r in _raw(torch_tpu) if r.get("rule") == "torch.xla-lowering"]
     assert lowered and all(r["category"] == "lowering" for r in lowered)
     assert any("Error while lowering" in (r["error"]["message"] or "") for r in lowered)
 
@@ -408,7 +422,7 @@ def test_a_failure_keeps_the_exception_lines_its_category_was_read_from(cells: l
     torch_tpu = next(c for c in cells if c.cell_id == "torch/tpu-v3/study")
     comparing = [
         r
-        for r in torch_tpu.records
+        for r in _raw(torch_tpu)
         if r["outcome"] == "fail"
         and (r["error"]["message"] or "").startswith("RuntimeError: Comparing")
     ]
@@ -428,7 +442,6 @@ def test_the_study_cache_is_keyed_by_every_file_that_decides_a_category(
         "manifests/torch/rules.toml": "schema = 1\n",
         "manifests/tensorflow/rules.toml": "schema = 1\n",
         "manifests/jax/rules.toml": "schema = 1\n",
-        "runners/portbench_runner/classify.py": "CATEGORIES = ()\n",
     }
     for name, text in files.items():
         (home / name).parent.mkdir(parents=True, exist_ok=True)
@@ -445,3 +458,5 @@ def test_the_study_cache_is_keyed_by_every_file_that_decides_a_category(
     keys.append(study_cells_dir(archive))
     assert len(set(keys)) == len(keys), keys
     assert all(k.parent == home / ".portbench" / "study" for k in keys)
+    # The matcher is the runner's module this process imports (never a copy under the home).
+    assert Path(classify.__file__) in study._category_sources()
