@@ -16,6 +16,7 @@ import pytest
 from conftest import ROOT
 
 from portbench.errors import ResultsError
+from portbench.report import study
 from portbench.report.load import Cell, load_cell
 from portbench.report.published import (
     harness_cases,
@@ -23,7 +24,6 @@ from portbench.report.published import (
     published_outcomes,
     published_strata,
 )
-from portbench.report import study
 from portbench.report.study import default_archive, import_study, study_cells_dir
 from portbench.report.study_latency import published_latency
 from portbench.report.tables import failure_categories, portability
