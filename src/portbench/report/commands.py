@@ -26,7 +26,16 @@ from .published import harness_cases, portbench_beside, published_outcomes, publ
 from .render import write_files, write_html
 from .study import default_archive, import_study, study_cells_dir
 from .study_latency import published_latency, study_quantity_beside
-from .tables import Table, cpu_too, curation, failures, portability, provenance, strata
+from .tables import (
+    Table,
+    cpu_too,
+    curation,
+    failure_categories,
+    failures,
+    portability,
+    provenance,
+    strata,
+)
 from .terminal import print_tables
 
 __all__ = ["build_report", "register"]
@@ -148,6 +157,7 @@ def all_tables(cells: list[Cell]) -> list[Table]:
         published_strata(cells),
         harness_cases(cells),
         failures(cells),
+        failure_categories(cells),
         fallbacks(cells),
         fallback_cases(cells),
         cpu_too(cells),
