@@ -98,11 +98,23 @@ def test_unresolved_index_locks_are_refused_in_one_sentence(flavor: str) -> None
     assert "grep -q 'verified=false'" in dockerfile
 
 
-def test_resolved_and_missing_locks_and_the_host_profile_pass() -> None:
+def test_resolved_locks_and_the_host_profile_pass() -> None:
     require_installable("current", "jax", "rocm")
     require_installable("current", "jax", "cpu")
     require_installable("host", "torch", "rocm")
-    require_installable("paper", "torch", "rocm")  # no lock: the build's own sentence says so
+    require_installable("host", "jax", "xpu")  # the user's own install: the cell says
+
+
+def test_a_framework_a_profile_pins_nothing_for_is_one_sentence() -> None:
+    with pytest.raises(UsageError) as caught:
+        require_installable("current", "jax", "xpu")
+    assert str(caught.value) == (
+        "profile 'current' pins no jax build for xpu (no jax-xpu.txt; it pins jax for cpu, "
+        "cuda, rocm, tpu): run it with your own install (--profile host), or pick another "
+        "accelerator"
+    )
+    with pytest.raises(UsageError, match="pins no tensorflow build for mps"):
+        require_installable("current", "tensorflow", "mps")
 
 
 def test_a_lock_resolved_against_its_index_passes(
