@@ -5,7 +5,7 @@ from __future__ import annotations
 import contextlib
 from typing import Any, Callable, Dict, Iterator, List, Optional, Tuple, cast
 
-from . import checks, fallback
+from . import checks, fallback, prediction
 from .adapters.base import Adapter
 from .signals import CaseBug, CheckFailed, FallbackDetected, SkipCase, StageFailure
 from .timing import time_call
@@ -80,6 +80,8 @@ class Context:
         self.timing: Optional[Dict[str, Any]] = None
         #: Where the measured call's work ran (``fallback.evidence``), when a probe looked.
         self.evidence: Optional[Dict[str, Any]] = None
+        #: A predicted cell's look at the target (``prediction.look_*``), after the call.
+        self.look: Optional[Dict[str, Any]] = None
         self._rng: Any = None
 
     @property
@@ -179,7 +181,9 @@ class Context:
         self.stage = "call"
         adapter = self._adapter
         before = self._probe(adapter.before_call)
-        warm = warm and not self._cold_only
+        predict = adapter.fallback_settings.get("predict")
+        # A predicted cell's timings say nothing of the target: the cold call only.
+        warm = warm and not self._cold_only and not predict
         try:
             output, timing = time_call(
                 lambda: fn(*args, **kwargs), adapter.sync, self._timing_settings, warm=warm
@@ -190,6 +194,8 @@ class Context:
         # Outside the timed region: a probe may lower or re-run the call. It looks before
         # the output check, so a case failed for its output's device keeps the evidence.
         self.evidence = self._probe(lambda: adapter.evidence(fn, args, kwargs, before, warm))
+        if predict and callable(getattr(adapter, "look", None)):
+            self.look = self._look(lambda: adapter.look(fn, args, kwargs))
         problems = adapter.placement_problems(output)
         if problems:
             raise FallbackDetected("; ".join(problems[:3]))
@@ -212,6 +218,14 @@ class Context:
             return fallback.unseen(
                 self.framework, self.flavor, f"the probe raised {type(exc).__name__}: {exc}"
             )
+
+    def _look(self, look: Callable[[], Any]) -> Dict[str, Any]:
+        """A predicted cell's look; one that breaks is a limit of the prediction."""
+        try:
+            found = look()
+        except Exception as exc:
+            return prediction.look_limit(f"the look raised {type(exc).__name__}: {exc}")
+        return found if isinstance(found, dict) else prediction.look_limit("no look")
 
     def _keep(self, output: Any) -> None:
         leaves = []

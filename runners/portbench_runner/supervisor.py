@@ -30,7 +30,7 @@ import time
 from datetime import datetime, timezone
 from typing import Any, Dict, List, Optional, Set
 
-from . import fallback, procs
+from . import fallback, prediction, procs
 from .bounds import (
     MESSAGE_CHARS,
     OUTPUT_LOG_BYTES_PER_CASE,
@@ -545,6 +545,10 @@ def _sanitize(fields: Any) -> Dict[str, Any]:
     evidence = fallback.clean_evidence(fields.get("evidence"))
     if evidence is not None:
         clean["evidence"] = evidence
+    # A predicted cell's records (prediction.py): how each knows what it says.
+    predicted = prediction.clean_prediction(fields.get("prediction"))
+    if predicted is not None:
+        clean["evidence_kind"], clean["prediction"] = "predicted", predicted
     for key in ("started_at", "duration_s"):
         if isinstance(fields.get(key), (int, float)):
             clean[key] = float(fields[key])

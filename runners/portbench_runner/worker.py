@@ -15,7 +15,7 @@ import time
 import traceback
 from typing import Any, Callable, Dict, List, Optional, Tuple, Union
 
-from . import api, fallback
+from . import api, fallback, prediction
 from .adapters import DeviceMismatch, DeviceMissing, make_adapter
 from .bounds import MESSAGE_CHARS, REASON_CHARS, TRACEBACK_CHARS, TRACEBACK_LINES, clip, safe_str
 from .classify import CATEGORIES, classify
@@ -336,7 +336,7 @@ class Worker:
         ctx = self._context(self.adapter, case, on_stage)
         function = entry["function"]
         if function.get("census") is not None:
-            return self.run_census_case(ctx, entry)
+            return self._predicted(self.run_census_case(ctx, entry), ctx)
         try:
             specs = files.cases(function["case_file"], function.get("file_cases"))
         except BaseException as exc:
@@ -362,7 +362,17 @@ class Worker:
             evidence = None
         if evidence is not None:
             fields["evidence"] = evidence
-        return fields
+        return self._predicted(fields, ctx)
+
+    def _predicted(self, fields: Dict[str, Any], ctx: Context) -> Dict[str, Any]:
+        """A predicted cell's record fields (prediction.py); an observed cell's unchanged."""
+        return prediction.fold(
+            fields,
+            ctx.look,
+            self.adapter.fallback_settings.get("predict"),
+            lambda exc, stage: list(classify(exc, stage, self.plan["rules"])),
+            _error_fields,
+        )
 
     def run_census_case(self, ctx: Context, entry: CaseEntry) -> Dict[str, Any]:
         """A census case: an entry of the framework's own database, not a case file."""
