@@ -80,8 +80,10 @@ class Context:
         self.timing: Optional[Dict[str, Any]] = None
         #: Where the measured call's work ran (``fallback.evidence``), when a probe looked.
         self.evidence: Optional[Dict[str, Any]] = None
-        #: A predicted cell's look at the target (``prediction.look_*``), after the call.
-        self.look: Optional[Dict[str, Any]] = None
+        # A predicted cell's look at the target, made once the case has ended (a look may
+        # call the function again, which must not change what the case checks).
+        self._pending_look: Optional[Callable[[], Any]] = None
+        self._look_found: Optional[Dict[str, Any]] = None
         self._rng: Any = None
 
     @property
@@ -195,7 +197,7 @@ class Context:
         # the output check, so a case failed for its output's device keeps the evidence.
         self.evidence = self._probe(lambda: adapter.evidence(fn, args, kwargs, before, warm))
         if predict and callable(getattr(adapter, "look", None)):
-            self.look = self._look(lambda: adapter.look(fn, args, kwargs))
+            self._pending_look = lambda: adapter.look(fn, args, kwargs)
         problems = adapter.placement_problems(output)
         if problems:
             raise FallbackDetected("; ".join(problems[:3]))
@@ -219,13 +221,21 @@ class Context:
                 self.framework, self.flavor, f"the probe raised {type(exc).__name__}: {exc}"
             )
 
-    def _look(self, look: Callable[[], Any]) -> Dict[str, Any]:
-        """A predicted cell's look; one that breaks is a limit of the prediction."""
-        try:
-            found = look()
-        except Exception as exc:
-            return prediction.look_limit(f"the look raised {type(exc).__name__}: {exc}")
-        return found if isinstance(found, dict) else prediction.look_limit("no look")
+    @property
+    def look(self) -> Optional[Dict[str, Any]]:
+        """A predicted cell's look at the target (``prediction.look_*``), made on first use
+        (after the case ended); None when the case made no measured call. A look that
+        breaks is a limit of the prediction, never the target's failure."""
+        if self._pending_look is not None:
+            look, self._pending_look = self._pending_look, None
+            try:
+                found = look()
+            except Exception as exc:
+                found = prediction.look_limit(f"the look raised {type(exc).__name__}: {exc}")
+            if not isinstance(found, dict):
+                found = prediction.look_limit("the look found nothing")
+            self._look_found = found
+        return self._look_found
 
     def _keep(self, output: Any) -> None:
         leaves = []

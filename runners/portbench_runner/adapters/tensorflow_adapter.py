@@ -7,13 +7,73 @@ import os
 import re
 from typing import Any, Callable, Dict, Iterator, List, Optional, Tuple, cast
 
-from .. import fallback
+from .. import fallback, prediction
 from .base import Adapter, DeviceMissing
 
 __all__ = ["TensorFlowAdapter"]
 
 _DEVICE_RE = re.compile(r"device:([A-Za-z_]+):(\d+)", re.IGNORECASE)
 _TF_KIND = {"cpu": "CPU", "cuda": "GPU", "tpu": "TPU"}
+
+
+#: Graph nodes that are no kernels of their own (function arguments and results, sends and
+#: receives between partitions) or that run on the host by design.
+_NOT_KERNELS = ("_Arg", "_Retval", "_Send", "_Recv", "_HostSend", "_HostRecv", "NoOp")
+
+
+def _eager_type_attrs(attrs: Any) -> Dict[str, List[int]]:
+    """An eager op callback's attrs (name, value, name, value...) -> its type attrs."""
+    found: Dict[str, List[int]] = {}
+    items = list(attrs or ())
+    for name, value in zip(items[::2], items[1::2]):
+        dtype = getattr(value, "as_datatype_enum", None)
+        if dtype is not None:
+            found[str(name)] = [int(dtype)]
+        elif (
+            isinstance(value, (list, tuple))
+            and value
+            and all(hasattr(v, "as_datatype_enum") for v in value)
+        ):
+            found[str(name)] = [int(v.as_datatype_enum) for v in value]
+        elif isinstance(value, int) and str(name) in ("T", "Tidx", "Tindices", "dtype", "out_type"):
+            found[str(name)] = [int(value)]
+    return found
+
+
+def _node_type_attrs(node: Any) -> Dict[str, List[int]]:
+    """A graph node's type attrs."""
+    found: Dict[str, List[int]] = {}
+    for name, value in node.attr.items():
+        if value.WhichOneof("value") == "type":
+            found[name] = [int(value.type)]
+        elif value.WhichOneof("value") == "list" and value.list.type:
+            found[name] = [int(t) for t in value.list.type]
+    return found
+
+
+def gpu_kernel_missing(
+    tf: Any, kernels: Any, op: str, attrs: Dict[str, List[int]]
+) -> Optional[str]:
+    """Why ``op`` with these type attrs has no GPU kernel declared, or None if it has one."""
+    gpu = [k for k in kernels.get_registered_kernels_for_op(op).kernel if k.device_type == "GPU"]
+    if not gpu:
+        return f"{op} (no GPU kernel at all)"
+    for kernel in gpu:
+        if kernel.label:
+            continue
+        fits = True
+        for constraint in kernel.constraint:
+            allowed = set(constraint.allowed_values.list.type)
+            given = attrs.get(constraint.name)
+            if given is not None and not set(given) <= allowed:
+                fits = False
+                break
+        if fits:
+            return None
+    named = ", ".join(
+        f"{k}={'/'.join(tf.dtypes.as_dtype(t).name for t in v)}" for k, v in sorted(attrs.items())
+    )
+    return f"{op} ({named or 'these types'})"
 
 
 class TensorFlowAdapter(Adapter):
@@ -189,6 +249,106 @@ class TensorFlowAdapter(Adapter):
                     if node.op not in ("_Arg", "_Retval"):
                         executed.append((node.op, node.device))
         return executed
+
+    def look(
+        self, fn: Callable[..., Any], args: Tuple[Any, ...], kwargs: Dict[str, Any]
+    ) -> Dict[str, Any]:
+        """A predicted cell's look: for a GPU, every op one more call runs must have a GPU
+        kernel declared for its dtypes; for a TPU, the call must compile with XLA (on the
+        CPU: a TPU runs TensorFlow's compute ops through XLA)."""
+        predict = self.fallback_settings["predict"]
+        if predict["platform"] == "cuda":
+            return self.declared_look(fn, args, kwargs)
+        return self.xla_look(fn, args, kwargs)
+
+    def declared_look(
+        self, fn: Callable[..., Any], args: Tuple[Any, ...], kwargs: Dict[str, Any]
+    ) -> Dict[str, Any]:
+        from tensorflow.python.framework import kernels
+
+        if not kernels.get_registered_kernels_for_op("MatMul").kernel or not any(
+            k.device_type == "GPU" for k in kernels.get_registered_kernels_for_op("MatMul").kernel
+        ):
+            return prediction.look_limit(
+                f"this TensorFlow {self.version} build declares no GPU kernels "
+                "(tensorflow-cpu); predict in the profile's tensorflow-predict environment"
+            )
+        missing = []
+        ops = self.executed_op_types(fn, args, kwargs)
+        for op, attrs in ops:
+            why = gpu_kernel_missing(self.tf, kernels, op, attrs)
+            if why is not None:
+                missing.append(why)
+        if missing:
+            return prediction.look_refused(
+                self.tf.errors.NotFoundError(
+                    None,
+                    None,
+                    "Could not satisfy device specification: no GPU kernel is declared for "
+                    + "; ".join(missing[:4]),
+                )
+            )
+        return prediction.look_clean(f"{len(ops)} ops, each with a GPU kernel declared")
+
+    def xla_look(
+        self, fn: Callable[..., Any], args: Tuple[Any, ...], kwargs: Dict[str, Any]
+    ) -> Dict[str, Any]:
+        tf = self.tf
+        try:
+            compiled = tf.function(fn, jit_compile=True)
+            with tf.device("/CPU:0"):
+                self.sync(compiled(*args, **kwargs))
+        except tf.errors.OpError as exc:
+            return prediction.look_refused(exc)
+        except Exception as exc:
+            # Tracing refused the Python function itself (state, non-tensor results):
+            # that says nothing of the TPU.
+            return prediction.look_limit(
+                f"the call cannot be compiled as one XLA function here "
+                f"({type(exc).__name__}: {str(exc)[:160]})"
+            )
+        return prediction.look_clean("compiles and runs with XLA on the CPU")
+
+    def executed_op_types(
+        self, fn: Callable[..., Any], args: Tuple[Any, ...], kwargs: Dict[str, Any]
+    ) -> List[Tuple[str, Dict[str, List[int]]]]:
+        """(op, {type attr: [DataType enum, ...]}) of each op one more call of ``fn`` runs:
+        eager ops through an op callback, ops inside tf.function graphs from the run
+        metadata's partitions. Ops of XLA clusters are left out (XLA compiles them)."""
+        from tensorflow.python.eager import context
+        from tensorflow.python.framework import op_callbacks
+
+        found: List[Tuple[str, Dict[str, List[int]]]] = []
+
+        def seen(
+            op_type: Any,
+            inputs: Any,
+            attrs: Any,
+            outputs: Any,
+            op_name: Any = None,
+            graph: Any = None,
+        ) -> None:
+            if graph is None:
+                found.append((str(op_type), _eager_type_attrs(attrs)))
+
+        eager = context.context()
+        op_callbacks.add_op_callback(seen)
+        eager.enable_run_metadata()
+        try:
+            self.sync(fn(*args, **kwargs))
+        finally:
+            op_callbacks.remove_op_callback(seen)
+            metadata = eager.export_run_metadata()
+            eager.disable_run_metadata()
+        for function in metadata.function_graphs:
+            for partition in function.partition_graphs:
+                for node in partition.node:
+                    found.append((node.op, _node_type_attrs(node)))
+        return [
+            (op, attrs)
+            for op, attrs in found
+            if op not in _NOT_KERNELS and not op.startswith(("_Xla", "Xla"))
+        ]
 
     def to_numpy(self, value: Any) -> Any:
         import numpy as np

@@ -177,6 +177,35 @@ def _inputs() -> dict[tuple[str, str, str], LockInput]:
         False,
         "tensorflow-tpu needs libtpu from Google's index at install time",
     )
+    table.update(_predict_inputs(pypi))
+    return table
+
+
+def _predict_inputs(pypi: str) -> dict[tuple[str, str, str], LockInput]:
+    """Predicted cells' environments (#30, docs/predictions.md): torch_xla on its CPU
+    client (one torch-xla release per profile, paired with the same torch release, which
+    PyPI serves as a CUDA build), and TensorFlow's ordinary wheel, which declares its GPU
+    kernels (tensorflow-cpu does not)."""
+    table: dict[tuple[str, str, str], LockInput] = {}
+    for profile in ("paper", "paper-nearest"):
+        table[(profile, "tensorflow", "predict")] = LockInput(
+            ("tensorflow==2.11.0", PAPER_NUMPY), "3.9", True, pypi
+        )
+    table[("paper-nearest", "torch", "predict")] = LockInput(
+        ("torch==2.1.0", "torch-xla==2.1.0", PAPER_NUMPY, "setuptools<70"),
+        "3.9",
+        True,
+        pypi + " (torch-xla 2.1.0 is the oldest PyPI serves; the study ran 1.12)",
+    )
+    table[("current", "torch", "predict")] = LockInput(
+        ("torch==2.9.0", "torch-xla==2.9.0", "numpy"),
+        "3.11",
+        True,
+        pypi + " (torch-xla 2.9.0 is the newest PyPI serves)",
+    )
+    table[("current", "tensorflow", "predict")] = LockInput(
+        ("tensorflow==2.20.0",), "3.11", True, pypi
+    )
     return table
 
 
