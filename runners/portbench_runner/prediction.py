@@ -101,7 +101,7 @@ def _prediction(
         "platform": settings["platform"],
         "verdict": verdict,
         "control": control,
-        "why": clip(why, WHY_CHARS),
+        "why": why[:WHY_CHARS],
     }
 
 
@@ -256,5 +256,6 @@ def clean_prediction(value: Any) -> Optional[Dict[str, Any]]:
         if key == "verdict":
             cleaned[key] = item if item in VERDICTS else None
         else:
-            cleaned[key] = clip(str(item), 40 if key != "why" else WHY_CHARS)
+            # Cut plainly (no marker): the schema bounds these strings' length.
+            cleaned[key] = str(item)[: 40 if key != "why" else WHY_CHARS]
     return cleaned
