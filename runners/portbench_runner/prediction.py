@@ -154,7 +154,10 @@ def fold(
             out = _not_predictable(fields, why)
             verdict: Optional[str] = "not_predictable"
             control = str(twin_outcome)
-        elif control == "pass" and (fields.get("evidence") or {}).get("fallback") is True:
+        elif (fields.get("evidence") or {}).get("fallback") is True and (
+            control == "pass" or fields.get("stage") == "check"
+        ):
+            # Ops left XLA: that is the prediction, whatever the output compared to.
             out = dict(fields)
             out.update(
                 {

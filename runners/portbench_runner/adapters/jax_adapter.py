@@ -70,7 +70,7 @@ def lower_for(jax: Any, jitted: Any, inputs: List[Any], platform: str) -> Any:
 #: client of the platform they are lowered for (jax 0.10).
 _LIMITS = (
     (
-        re.compile(r"'NoneType' object has no attribute 'build_\w+_descriptor'"),
+        re.compile(r"'NoneType' object has no attribute '\w*_descriptor'"),
         "this jaxlib has no {platform} kernels to describe the call (a CPU jaxlib lacks "
         "the GPU kernel descriptors)",
     ),
@@ -219,6 +219,14 @@ class JaxAdapter(Adapter):
     ) -> Dict[str, Any]:
         """A predicted cell's look: the call lowered for the target's platform."""
         platform = self.fallback_settings["predict"]["platform"]
+        try:
+            # The control: a call that does not lower even for the CPU (it writes a file,
+            # returns a jaxpr) says nothing of the target.
+            lowered_text(self.jax, fn, args, kwargs, "cpu")
+        except Exception as exc:
+            return prediction.look_limit(
+                f"the call does not lower even for the CPU ({type(exc).__name__}: {str(exc)[:160]})"
+            )
         try:
             text = lowered_text(self.jax, fn, args, kwargs, platform)
         except Exception as exc:

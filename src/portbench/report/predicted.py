@@ -13,6 +13,7 @@ from __future__ import annotations
 from collections import Counter
 from typing import Any
 
+from ..outcomes import function_outcomes
 from .load import Cell
 from .tables import Table
 
@@ -20,6 +21,7 @@ __all__ = [
     "evidence_kind",
     "is_predicted",
     "predicted_cases",
+    "predicted_outcomes",
     "predicted_summary",
     "predicted_tables",
     "prediction_of",
@@ -65,6 +67,19 @@ def _verdict(record: dict[str, Any]) -> str | None:
     return verdict if verdict in VERDICTS else None
 
 
+def predicted_outcomes(cell: Cell) -> dict[tuple[str, str | None], str]:
+    """Per-function predicted outcomes. A failure the host or supervisor recorded (a crash,
+    a timeout on this machine) carries no verdict: it says nothing of the target and counts
+    as not predictable (untested), never as a predicted failure."""
+    records = [
+        {**r, "outcome": "skip", "stage": None, "category": None}
+        if r.get("outcome") == "fail" and _verdict(r) is None
+        else r
+        for r in cell.records
+    ]
+    return function_outcomes(cell.plan or {"functions": []}, records)
+
+
 def predicted_summary(cells: list[Cell]) -> Table:
     """Per predicted cell: cases predicted to pass or fail, not predictable, and the
     functions' predicted outcomes, with failures by category."""
@@ -80,7 +95,7 @@ def predicted_summary(cells: list[Cell]) -> Table:
             "predicted pass",
             "predicted fail",
             "not predictable",
-            "skip/error",
+            "skip/error/crash",
             "functions pass/partial/complete/untested",
             "predicted failures by category",
         ],
@@ -92,7 +107,7 @@ def predicted_summary(cells: list[Cell]) -> Table:
     for cell in cells:
         verdicts = Counter(_verdict(r) for r in cell.records)
         categories = Counter(str(r.get("category")) for r in cell.records if _verdict(r) == "fail")
-        functions = Counter(cell.function_outcomes().values())
+        functions = Counter(predicted_outcomes(cell).values())
         method = prediction_of(cell)
         table.rows.append(
             [

@@ -22,7 +22,7 @@ from typing import Any
 from ..errors import UsageError
 from ..paths import project_root
 from .load import Cell
-from .predicted import prediction_of, versions
+from .predicted import predicted_outcomes, prediction_of, versions
 from .published import outcomes_without_harness
 
 __all__ = ["MISS_KINDS", "Confusion", "confusion", "load_misses", "prediction_checks"]
@@ -64,7 +64,7 @@ def _by_function(outcomes: dict[tuple[str, str | None], str]) -> dict[str, str]:
 
 def confusion(predicted: Cell, study: Cell) -> Confusion:
     """The per-function confusion of ``predicted`` against the ``study`` cell."""
-    said = _by_function(predicted.function_outcomes())
+    said = _by_function(predicted_outcomes(predicted))
     recorded = _by_function(outcomes_without_harness(study))
     pairs: dict[str, tuple[bool, bool]] = {}
     not_predicted = []
