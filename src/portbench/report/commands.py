@@ -186,17 +186,17 @@ def build_report(
     ours = len(cells)
     if with_study:
         cells += study_cells(study)
+    # Predicted cells (#30), bench or census, are another kind of evidence: their own
+    # tables, never rows of the tables of observed cells.
+    predicted = [c for c in cells if is_predicted(c)]
+    cells = [c for c in cells if not is_predicted(c)]
+    ours -= len(predicted)
     # Census cells answer another question (every operator of a database, not the study's
     # sample): their own tables and heat map, never rows of the portability tables.
     censuses = [c for c in cells if is_census(c)]
     cells = [c for c in cells if not is_census(c)]
     ours -= len(censuses)
     census = census_tables(censuses)
-    # Predicted cells (#30) are another kind of evidence: their own tables, never rows of
-    # the tables of observed cells.
-    predicted = [c for c in cells if is_predicted(c)]
-    cells = [c for c in cells if not is_predicted(c)]
-    ours -= len(predicted)
     tables = all_tables(cells) + predicted_tables(predicted, cells)
     written: list[Path] = []
     for table in tables + census:
