@@ -196,7 +196,7 @@ class Context:
         # Outside the timed region: a probe may lower or re-run the call. It looks before
         # the output check, so a case failed for its output's device keeps the evidence.
         self.evidence = self._probe(lambda: adapter.evidence(fn, args, kwargs, before, warm))
-        if predict and callable(getattr(adapter, "look", None)):
+        if predict:
             self._pending_look = lambda: adapter.look(fn, args, kwargs)
         problems = adapter.placement_problems(output)
         if problems:

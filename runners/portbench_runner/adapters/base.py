@@ -139,6 +139,13 @@ class Adapter:
         calls that change state)."""
         return None
 
+    def look(
+        self, fn: Callable[..., Any], args: Tuple[Any, ...], kwargs: Dict[str, Any]
+    ) -> Dict[str, Any]:
+        """A predicted cell's look at the target for the measured call (``prediction.look_*``),
+        made after the case ended; adapters that can predict override it."""
+        return {"status": "limit", "why": f"{self.name} has no way to predict this target"}
+
     def compiled(self, fn: Callable[..., Any], **options: Any) -> Callable[..., Any]:
         """The framework's compiler applied to ``fn`` (jit / XLA tf.function / torch.compile)."""
         raise NotImplementedError
