@@ -20,7 +20,9 @@ from ..rules import load_rules
 from ..writable import make_dir, require_writable
 from .targets import PredictSpec, predict_spec
 
-__all__ = ["predicted_plan", "run_predicted_cell"]
+__all__ = ["TF_XLA_CASES_PER_WORKER", "predicted_plan", "run_predicted_cell"]
+
+TF_XLA_CASES_PER_WORKER = 100
 
 
 def predicted_plan(
@@ -35,6 +37,11 @@ def predicted_plan(
     cell = CellSpec(request.framework, virtual, request.profile, backend_name)
     # torch_xla cases run on XLA's CPU client; the CPU twin in the same worker is the control.
     options = replace(request.options, differential=spec.control == "cpu_twin")
+    if request.framework == "tensorflow" and spec.method == "xla_cpu":
+        # Every case compiles its call with XLA once more and TensorFlow keeps each
+        # executable: a fresh worker every few hundred cases bounds the memory (a worker
+        # held 6 GB after 100 such cases).
+        options = replace(options, cases_per_worker=TF_XLA_CASES_PER_WORKER)
     plan = compile_plan(
         cell, load_manifest(request.framework), load_rules(request.framework), options
     )
