@@ -96,6 +96,19 @@ def test_torch_xla_twin_failure_is_not_predictable_and_aten_fallback_fails() -> 
     assert "aten::poisson" in out["error"]["message"]
 
 
+def test_an_output_differing_on_the_xla_cpu_client_is_not_predictable() -> None:
+    mismatch = {
+        "outcome": "fail",
+        "stage": "check",
+        "category": "precision",
+        "error": {"type": "DifferentialMismatch", "message": "3 of 4 differ", "traceback": ""},
+        "cpu_reference": {"outcome": "pass"},
+    }
+    out = _fold(mismatch, None, XLA)
+    assert out["outcome"] == "skip" and out["prediction"]["verdict"] == "not_predictable"
+    assert "differs on XLA's CPU client" in out["reason"]
+
+
 def test_an_observed_cell_is_left_as_it_is() -> None:
     fields = {"outcome": "pass"}
     assert _fold(fields, prediction.look_clean(), None) is fields
