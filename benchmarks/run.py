@@ -3,6 +3,7 @@
     python benchmarks/run.py [--quick] [--only fidelity overhead fault scaling images] [--json OUT]
     python benchmarks/run.py --only matrix venv     # long: whole CPU cells, venv builds
     python benchmarks/run.py --only cluster         # a local Ray cluster (needs portbench[ray])
+    python benchmarks/run.py --only predict         # predicted cells: JAX x3 targets, torch_xla
 
 Cold image builds are measured separately (`portbench images build`), not here.
 """
@@ -23,7 +24,7 @@ from _common import Row
 
 BENCHMARKS = ("fidelity", "overhead", "fault", "scaling", "images")
 #: Long ones, run only when named (--only): they build venvs or run whole CPU cells.
-OPT_IN = ("venv", "matrix", "cluster")
+OPT_IN = ("venv", "matrix", "cluster", "predict")
 
 
 def machine() -> dict[str, object]:
@@ -74,6 +75,10 @@ def collect(names: list[str], quick: bool) -> list[Row]:
         import matrix_timing
 
         rows += matrix_timing.rows(matrix_timing.measure())
+    if "predict" in names:
+        import predict_timing
+
+        rows += predict_timing.run()
     if "cluster" in names:
         import cluster_dispatch
 
