@@ -18,7 +18,19 @@ _TF_KIND = {"cpu": "CPU", "cuda": "GPU", "tpu": "TPU"}
 
 #: Graph nodes that are no kernels of their own (function arguments and results, sends and
 #: receives between partitions) or that run on the host by design.
-_NOT_KERNELS = ("_Arg", "_Retval", "_Send", "_Recv", "_HostSend", "_HostRecv", "NoOp")
+_NOT_KERNELS = (
+    "_Arg",
+    "_Retval",
+    "_DeviceArg",
+    "_DeviceRetval",
+    "_Send",
+    "_Recv",
+    "_HostSend",
+    "_HostRecv",
+    "NoOp",
+)
+#: Kernels registered for DEVICE_DEFAULT serve every device, GPUs included.
+_GPU_DEVICE_TYPES = ("GPU", "DEFAULT")
 
 
 def _eager_type_attrs(attrs: Any) -> Dict[str, List[int]]:
@@ -55,7 +67,11 @@ def gpu_kernel_missing(
     tf: Any, kernels: Any, op: str, attrs: Dict[str, List[int]]
 ) -> Optional[str]:
     """Why ``op`` with these type attrs has no GPU kernel declared, or None if it has one."""
-    gpu = [k for k in kernels.get_registered_kernels_for_op(op).kernel if k.device_type == "GPU"]
+    gpu = [
+        k
+        for k in kernels.get_registered_kernels_for_op(op).kernel
+        if k.device_type in _GPU_DEVICE_TYPES
+    ]
     if not gpu:
         return f"{op} (no GPU kernel at all)"
     for kernel in gpu:
@@ -275,6 +291,9 @@ class TensorFlowAdapter(Adapter):
             )
         missing = []
         ops = self.executed_op_types(fn, args, kwargs)
+        if not ops:
+            # Graph-mode sessions and pure-Python calls run no op the callbacks see.
+            return prediction.look_limit("no op of the call was seen executing")
         for op, attrs in ops:
             why = gpu_kernel_missing(self.tf, kernels, op, attrs)
             if why is not None:
@@ -344,10 +363,16 @@ class TensorFlowAdapter(Adapter):
             for partition in function.partition_graphs:
                 for node in partition.node:
                     found.append((node.op, _node_type_attrs(node)))
+        from tensorflow.python.framework import op_def_registry
+
+        # A call of a tf.function shows as an op named after the function (no op of the
+        # registry): its own ops are in the partition graphs.
         return [
             (op, attrs)
             for op, attrs in found
-            if op not in _NOT_KERNELS and not op.startswith(("_Xla", "Xla"))
+            if op not in _NOT_KERNELS
+            and not op.startswith(("_Xla", "Xla"))
+            and op_def_registry.get(op) is not None
         ]
 
     def to_numpy(self, value: Any) -> Any:
