@@ -299,14 +299,23 @@ class TensorFlowAdapter(Adapter):
             if why is not None:
                 missing.append(why)
         if missing:
-            return prediction.look_refused(
-                self.tf.errors.NotFoundError(
+            # Worded as TensorFlow words the two refusals, so the framework's rules class
+            # them as they class an observed one: no kernel at all, or none for the types.
+            errors = self.tf.errors
+            if any(why.endswith("(no GPU kernel at all)") for why in missing):
+                exc: Exception = errors.UnimplementedError(
                     None,
                     None,
-                    "Could not satisfy device specification: no GPU kernel is declared for "
-                    + "; ".join(missing[:4]),
+                    "UNIMPLEMENTED on GPU, no kernel declared: " + "; ".join(missing[:4]),
                 )
-            )
+            else:
+                exc = errors.NotFoundError(
+                    None,
+                    None,
+                    f"No registered '{missing[0].split(' ')[0]}' OpKernel for 'GPU' devices "
+                    f"compatible with node (declared kernels): {'; '.join(missing[:4])}",
+                )
+            return prediction.look_refused(exc)
         return prediction.look_clean(f"{len(ops)} ops, each with a GPU kernel declared")
 
     def xla_look(
