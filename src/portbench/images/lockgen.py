@@ -198,7 +198,8 @@ def _predict_inputs(pypi: str) -> dict[tuple[str, str, str], LockInput]:
         pypi + " (torch-xla 2.1.0 is the oldest PyPI serves; the study ran 1.12)",
     )
     table[("current", "torch", "predict")] = LockInput(
-        ("torch==2.9.0", "torch-xla==2.9.0", "numpy"),
+        # setuptools: torch.compile's inductor imports it on Python 3.11.
+        ("torch==2.9.0", "torch-xla==2.9.0", "numpy", "setuptools"),
         "3.11",
         True,
         pypi + " (torch-xla 2.9.0 is the newest PyPI serves)",
