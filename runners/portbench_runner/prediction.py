@@ -33,6 +33,7 @@ __all__ = [
     "METHODS",
     "VERDICTS",
     "clean_prediction",
+    "evidence_kind_of",
     "fold",
     "look_clean",
     "look_host_work",
@@ -43,12 +44,20 @@ __all__ = [
 
 #: How a record knows what it says (the contract's ``EvidenceKind``).
 EVIDENCE_KINDS = ("observed", "predicted", "declared")
-#: How a predicted record was made: lowered for the platform (JAX), run on XLA's CPU
-#: client (torch_xla, ``PJRT_DEVICE=CPU``), checked against the target's declared kernels
-#: (TensorFlow's kernel registry, PyTorch's dispatcher), compiled with XLA on the CPU.
-METHODS = ("lowered", "xla_cpu", "declared_kernel", "declared_kernel+xla_cpu")
+#: How a predicted record was made (the contract's ``PredictionMethod``): lowered for the
+#: platform (JAX), run on XLA's CPU client (torch_xla, ``PJRT_DEVICE=CPU``) or compiled with
+#: XLA on the CPU (TensorFlow for a TPU), checked against the kernels the target declares
+#: (TensorFlow's kernel registry: ``declared_kernel``; PyTorch's dispatcher: ``dispatcher``).
+METHODS = ("lowered", "xla_cpu", "declared_kernel", "dispatcher")
+#: Methods whose records are ``declared`` evidence (a registry says so), not ``predicted``.
+DECLARED_METHODS = ("declared_kernel", "dispatcher")
 VERDICTS = ("pass", "fail", "not_predictable")
 WHY_CHARS = 300
+
+
+def evidence_kind_of(method: str) -> str:
+    """``declared`` for a registry's word (declared kernels, the dispatcher), else ``predicted``."""
+    return "declared" if method in DECLARED_METHODS else "predicted"
 
 
 def settings_from_plan(plan: Mapping[str, Any]) -> Optional[Dict[str, str]]:
@@ -187,7 +196,7 @@ def fold(
             control = str(twin_outcome or "?")
         else:
             out, verdict, why = dict(fields), None, _first_line(fields)
-        out["evidence_kind"] = "predicted"
+        out["evidence_kind"] = evidence_kind_of(settings["method"])
         out["prediction"] = _prediction(settings, verdict, control, why)
         return out
 
@@ -237,7 +246,7 @@ def fold(
     else:
         out = dict(fields)
         verdict, why = "pass", look.get("note") or "no host work"
-    out["evidence_kind"] = "predicted"
+    out["evidence_kind"] = evidence_kind_of(settings["method"])
     out["prediction"] = _prediction(settings, verdict, control, why)
     return out
 

@@ -548,7 +548,8 @@ def _sanitize(fields: Any) -> Dict[str, Any]:
     # A predicted cell's records (prediction.py): how each knows what it says.
     predicted = prediction.clean_prediction(fields.get("prediction"))
     if predicted is not None:
-        clean["evidence_kind"], clean["prediction"] = "predicted", predicted
+        clean["evidence_kind"] = prediction.evidence_kind_of(predicted["method"])
+        clean["prediction"] = predicted
     for key in ("started_at", "duration_s"):
         if isinstance(fields.get(key), (int, float)):
             clean[key] = float(fields[key])

@@ -260,7 +260,7 @@ class TorchAdapter(Adapter):
         """A predicted CUDA cell's look: every operator the call dispatched to a CPU kernel
         must have a CUDA kernel (or a composite one) in this build's dispatcher."""
         predict = self.fallback_settings.get("predict") or {}
-        if predict.get("method") != "declared_kernel":
+        if predict.get("method") != "dispatcher":
             return prediction.look_limit("no look for this method")
         has = getattr(self.torch._C, "_dispatch_has_kernel_for_dispatch_key", None)
         if has is None or not has("aten::add.Tensor", "CUDA"):

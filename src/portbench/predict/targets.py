@@ -36,7 +36,8 @@ class PredictSpec:
     platform: str
     """``cuda``, ``rocm`` or ``tpu``: the platform lowered for or whose kernels are read."""
     method: str
-    """``lowered``, ``xla_cpu`` or ``declared_kernel`` (runners' prediction.METHODS)."""
+    """``lowered``, ``xla_cpu``, ``declared_kernel`` or ``dispatcher`` (runners'
+    prediction.METHODS; the last two make ``declared`` evidence, the others ``predicted``)."""
     control: str
     """``cpu_run``: the case runs on the CPU and the look is the prediction; ``cpu_twin``:
     the case runs on XLA's CPU client and its CPU twin is the control."""
@@ -94,7 +95,7 @@ def predict_spec(framework: str, target: str, profile: str) -> PredictSpec:
         # PyPI's torch 1.12.0 wheel (paper profiles' CPU lock) is a CUDA build: its
         # dispatcher declares the CUDA kernels. The current CPU lock is a +cpu build.
         flavor = "cpu" if profile in ("paper", "paper-nearest") else "cuda"
-        return PredictSpec(framework, target, platform, "declared_kernel", "cpu_run", flavor)
+        return PredictSpec(framework, target, platform, "dispatcher", "cpu_run", flavor)
     if framework == "tensorflow":
         method = "declared_kernel" if platform == "cuda" else "xla_cpu"
         return PredictSpec(framework, target, platform, method, "cpu_run", "predict")

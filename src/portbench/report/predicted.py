@@ -85,7 +85,7 @@ def predicted_summary(cells: list[Cell]) -> Table:
     functions' predicted outcomes, with failures by category."""
     table = Table(
         "predicted",
-        "Predicted targets (evidence kind: predicted; never counted as observed)",
+        "Predicted targets (evidence kinds predicted and declared; never counted as observed)",
         [
             "cell",
             "method",
