@@ -220,19 +220,20 @@ class JaxAdapter(Adapter):
         """A predicted cell's look: the call lowered for the target's platform."""
         platform = self.fallback_settings["predict"]["platform"]
         try:
-            # The control: a call that does not lower even for the CPU (it writes a file,
-            # returns a jaxpr) says nothing of the target.
-            lowered_text(self.jax, fn, args, kwargs, "cpu")
-        except Exception as exc:
-            return prediction.look_limit(
-                f"the call does not lower even for the CPU ({type(exc).__name__}: {str(exc)[:160]})"
-            )
-        try:
             text = lowered_text(self.jax, fn, args, kwargs, platform)
         except Exception as exc:
             limit = lowering_limit(exc, platform)
             if limit is not None:
                 return prediction.look_limit(limit)
+            try:
+                # The control, only when the target refused: a call that does not lower
+                # even for the CPU (it writes a file, returns a jaxpr) says nothing of it.
+                lowered_text(self.jax, fn, args, kwargs, "cpu")
+            except Exception as cpu_exc:
+                return prediction.look_limit(
+                    f"the call does not lower even for the CPU ({type(cpu_exc).__name__}: "
+                    f"{str(cpu_exc)[:160]})"
+                )
             return prediction.look_refused(exc)
         work = fallback.jax_host_work(text)
         if work:
