@@ -63,6 +63,24 @@ def _node_type_attrs(node: Any) -> Dict[str, List[int]]:
     return found
 
 
+_XLA_REFUSED = re.compile(r"No registered '(\w+)' OpKernel for XLA_\w+_JIT")
+#: What compiling the whole call as one XLA function refuses that says nothing of a TPU: its
+#: results or arguments are no XLA values (strings, resources), or it creates variables.
+_XLA_HARNESS_OPS = {"_Retval", "_Arg"}
+_XLA_HARNESS_TEXT = re.compile(r"failed to lift variable creations")
+
+
+def xla_look_limit(message: str) -> Optional[str]:
+    """Why an XLA compilation error of the whole call is a limit of the look, or None when
+    it is XLA refusing an op of the call (what a TPU would refuse too)."""
+    if _XLA_HARNESS_TEXT.search(message):
+        return "the call creates variables, which one XLA function cannot hold"
+    refused = set(_XLA_REFUSED.findall(message))
+    if refused and refused <= _XLA_HARNESS_OPS:
+        return "the call's results or arguments are no XLA values (strings, resources)"
+    return None
+
+
 def gpu_kernel_missing(
     tf: Any, kernels: Any, op: str, attrs: Dict[str, List[int]]
 ) -> Optional[str]:
@@ -327,7 +345,8 @@ class TensorFlowAdapter(Adapter):
             with tf.device("/CPU:0"):
                 self.sync(compiled(*args, **kwargs))
         except tf.errors.OpError as exc:
-            return prediction.look_refused(exc)
+            limit = xla_look_limit(str(exc))
+            return prediction.look_limit(limit) if limit else prediction.look_refused(exc)
         except Exception as exc:
             # Tracing refused the Python function itself (state, non-tensor results):
             # that says nothing of the TPU.

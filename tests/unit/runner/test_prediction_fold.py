@@ -164,3 +164,16 @@ def test_a_cpu_jaxlib_without_gpu_descriptors_is_a_limit_not_a_failure() -> None
     exc = AttributeError("'NoneType' object has no attribute 'build_gesvdj_descriptor'")
     assert "GPU kernel descriptors" in (lowering_limit(exc, "cuda") or "")
     assert lowering_limit(NotImplementedError("no rule for eig on tpu"), "tpu") is None
+
+
+def test_xla_refusing_only_the_calls_results_is_a_limit_of_the_look() -> None:
+    from portbench_runner.adapters.tensorflow_adapter import xla_look_limit
+
+    retval = (
+        "Detected unsupported operations when trying to compile graph __inference_call_1 on "
+        "XLA_CPU_JIT: _Retval (No registered '_Retval' OpKernel for XLA_CPU_JIT devices "
+        "compatible with node {{node identity_RetVal}})"
+    )
+    assert "no XLA values" in (xla_look_limit(retval) or "")
+    op = retval.replace("_Retval", "AsString")
+    assert xla_look_limit(op) is None
