@@ -395,11 +395,15 @@ class TensorFlowAdapter(Adapter):
 
         # A call of a tf.function shows as an op named after the function (no op of the
         # registry): its own ops are in the partition graphs.
+        # Ops named with a leading underscore are the CPU graph optimizer's own rewrites
+        # (oneDNN's _MklNative*, the remapper's _UnaryOpsComposition): on a GPU the
+        # optimizer leaves the original op, which this machine never saw, so they are
+        # left out rather than refused.
         return [
             (op, attrs)
             for op, attrs in found
             if op not in _NOT_KERNELS
-            and not op.startswith(("_Xla", "Xla"))
+            and not op.startswith(("_", "Xla"))
             and op_def_registry.get(op) is not None
         ]
 
