@@ -167,7 +167,7 @@ def test_a_cpu_jaxlib_without_gpu_descriptors_is_a_limit_not_a_failure() -> None
 
 
 def test_xla_refusing_only_the_calls_results_is_a_limit_of_the_look() -> None:
-    from portbench_runner.adapters.tensorflow_adapter import xla_look_limit
+    from portbench_runner.adapters.tf_kernels import xla_look_limit
 
     retval = (
         "Detected unsupported operations when trying to compile graph __inference_call_1 on "
