@@ -132,10 +132,32 @@ def publish(session: nox.Session) -> None:
 
 
 @nox.session(python=PYTHON, default=False)
+def ingest(session: nox.Session) -> None:
+    """Add runs, archives or exports to the store (default: results/ and the study's cells)."""
+    _install(session)
+    session.run("portbench", "ingest", *(session.posargs or ["results", "--study"]))
+
+
+@nox.session(python=PYTHON, default=False)
+def scoreboard(session: nox.Session) -> None:
+    """Ingest results/ (or the runs named) and the study, then write the site into site/."""
+    _install(session)
+    session.run("portbench", "ingest", *(session.posargs or ["results"]), "--study")
+    session.run("portbench", "scoreboard", "--out", "site")
+
+
+@nox.session(python=PYTHON, default=False)
 def sample(session: nox.Session) -> None:
     """The sampling pipeline: enumerate, count, sample (arguments go to `portbench sample`)."""
     _install(session)
     session.run("portbench", "sample", *session.posargs)
+
+
+@nox.session(python=PYTHON, default=False)
+def scan(session: nox.Session) -> None:
+    """Will a project port? Map its framework calls onto the evidence: -- PATH [--target T]."""
+    _install(session)
+    session.run("portbench", "scan", *session.posargs)
 
 
 @nox.session(python=PYTHON, default=False)

@@ -68,15 +68,20 @@ def write_cell(
     )
     plan = plan_from_case_files(root, {"bench": source}, framework, options)
     path = root / "plan.json"
-    path.write_text(json.dumps(plan))
+    path.write_text(json.dumps(plan.to_json()))
     return path
 
 
-def supervise(plan: Path, cell_dir: Path, python: str = sys.executable) -> subprocess.Popen[bytes]:
+def supervise(
+    plan: Path, cell_dir: Path, python: str = sys.executable, home: Path | None = None
+) -> subprocess.Popen[bytes]:
     """One session of ``plan`` in ``cell_dir`` on the host backend, as ``bench`` runs it: the
     in-cell supervisor (run by ``python``) streams its records and the host stores them.
-    The session's messages go to ``<cell_dir>.log``."""
+    ``home`` (PORTBENCH_HOME) is where the cell's runner comes from: another checkout's, to
+    compare two runners in one run. The session's messages go to ``<cell_dir>.log``."""
     env = dict(os.environ)
+    if home is not None:
+        env["PORTBENCH_HOME"] = str(home)
     env["PYTHONPATH"] = os.pathsep.join(
         [str(SRC), str(RUNNERS), *filter(None, [env.get("PYTHONPATH")])]
     )

@@ -3,6 +3,10 @@
     python benchmarks/run.py [--quick] [--only fidelity overhead fault scaling images] [--json OUT]
     python benchmarks/run.py --only matrix venv     # long: whole CPU cells, venv builds
     python benchmarks/run.py --only cluster         # a local Ray cluster (needs portbench[ray])
+    python benchmarks/run.py --only store           # the store and scoreboard (a synthetic million)
+    python benchmarks/run.py --only ab --baseline 4b53361   # per-case overhead, this vs a commit
+    python benchmarks/run.py --only floor           # this runner's timing cost against 4b53361's
+    python benchmarks/run.py --only scan            # portbench scan on the transformers sdist
     python benchmarks/run.py --only predict         # predicted cells: JAX x3 targets, torch_xla
 
 Cold image builds are measured separately (`portbench images build`), not here.
@@ -24,7 +28,7 @@ from _common import Row
 
 BENCHMARKS = ("fidelity", "overhead", "fault", "scaling", "images")
 #: Long ones, run only when named (--only): they build venvs or run whole CPU cells.
-OPT_IN = ("venv", "matrix", "cluster", "predict")
+OPT_IN = ("venv", "matrix", "cluster", "ab", "store", "floor", "scan", "predict")
 
 
 def machine() -> dict[str, object]:
@@ -45,7 +49,7 @@ def machine() -> dict[str, object]:
     }
 
 
-def collect(names: list[str], quick: bool) -> list[Row]:
+def collect(names: list[str], quick: bool, baseline: str = "4b53361") -> list[Row]:
     rows: list[Row] = []
     if "fidelity" in names:
         import fidelity_cpu
@@ -75,6 +79,14 @@ def collect(names: list[str], quick: bool) -> list[Row]:
         import matrix_timing
 
         rows += matrix_timing.rows(matrix_timing.measure())
+    if "store" in names:
+        import store_bench
+
+        rows += store_bench.run(quick)
+    if "floor" in names:
+        import timing_floor
+
+        rows += timing_floor.run(rounds=3 if quick else 5)
     if "predict" in names:
         import predict_timing
 
@@ -83,6 +95,14 @@ def collect(names: list[str], quick: bool) -> list[Row]:
         import cluster_dispatch
 
         rows += cluster_dispatch.rows(cluster_dispatch.measure(2 if quick else 5))
+    if "ab" in names:
+        import overhead_ab
+
+        rows += overhead_ab.rows(baseline, rounds=2 if quick else 5, n_cases=60 if quick else 300)
+    if "scan" in names:
+        import scan_speed
+
+        rows += scan_speed.run(rounds=1 if quick else 3)
     return rows
 
 
@@ -121,9 +141,12 @@ def main(argv: list[str] | None = None) -> int:
     )
     parser.add_argument("--only", nargs="+", choices=BENCHMARKS + OPT_IN, default=list(BENCHMARKS))
     parser.add_argument("--json", type=Path, help="also write the figures here")
+    parser.add_argument(
+        "--baseline", default="4b53361", help="ab: the commit this checkout is measured against"
+    )
     args = parser.parse_args(argv)
     started = time.time()
-    rows = collect(args.only, args.quick)
+    rows = collect(args.only, args.quick, args.baseline)
     render(rows)
     document = {
         "schema": 1,

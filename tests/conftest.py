@@ -54,7 +54,7 @@ def make_plan(
     )
     plan = plan_from_case_files(root, case_files, framework, options, case_timeouts)
     plan_path = root / "plan.json"
-    plan_path.write_text(json.dumps(plan))
+    plan_path.write_text(json.dumps(plan.to_json()))
     return plan_path
 
 

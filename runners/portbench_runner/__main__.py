@@ -11,23 +11,29 @@ import sys
 from typing import List, Optional
 
 
+def _todo(path: str) -> List[str]:
+    """The case ids to run (a JSON list the host wrote), read within the document bounds."""
+    from .contract import DOCUMENT, PlanInvalid, read_json
+
+    try:
+        with open(path, "rb") as handle:
+            todo = read_json(handle.read(DOCUMENT.max_bytes + 1), DOCUMENT)
+    except (OSError, ValueError) as exc:
+        raise PlanInvalid(f"{path}: cannot read the list of cases to run ({exc})") from None
+    if not isinstance(todo, list) or not all(isinstance(c, str) for c in todo):
+        raise PlanInvalid(f"{path}: the list of cases to run must be a JSON list of case ids")
+    return [str(c) for c in todo]
+
+
 def _supervise(args: argparse.Namespace) -> int:
-    from .plan import PlanInvalid, load_plan
+    from .contract import PlanInvalid, load_plan
     from .supervisor import Supervisor
 
     try:
         plan = load_plan(args.plan)
-        todo = None
-        if args.todo:
-            with open(args.todo, encoding="utf-8") as handle:
-                todo = json.load(handle)
-            if not isinstance(todo, list) or not all(isinstance(c, str) for c in todo):
-                raise PlanInvalid(f"{args.todo}: the list of cases to run must be a JSON list")
+        todo = _todo(args.todo) if args.todo else None
     except PlanInvalid as exc:
         print(f"error: {exc}", file=sys.stderr)
-        return 2
-    except (OSError, ValueError) as exc:
-        print(f"error: {args.todo}: cannot read the list of cases to run ({exc})", file=sys.stderr)
         return 2
     if args.parent:
         from .procs import die_with_parent

@@ -40,7 +40,7 @@ class CaseSpec:
 
     __slots__ = ("func", "name", "params")
 
-    def __init__(self, name: str, func: Callable[..., Any], params: Dict[str, Any]) -> None:
+    def __init__(self, name: str, func: Callable[..., Any], params: Dict[str, object]) -> None:
         if not CASE_NAME_PATTERN.match(name):
             raise ValueError(
                 f"case name {name!r} must match {CASE_NAME_PATTERN.pattern} "
@@ -89,11 +89,16 @@ def _axes(template: str) -> List[str]:
     return axes
 
 
+def _axis(values: object) -> Sequence[object]:
+    """A sweep axis's values (checked to be a non-empty list or tuple before)."""
+    return values if isinstance(values, (list, tuple)) else ()
+
+
 def expand_sweep(
     template: str,
-    params: Dict[str, Any],
-    exclude: Sequence[Dict[str, Any]] = (),
-) -> List[Tuple[str, Dict[str, Any]]]:
+    params: Dict[str, object],
+    exclude: Sequence[Dict[str, object]] = (),
+) -> List[Tuple[str, Dict[str, object]]]:
     """(name, parameters) of each case a sweep declares, in a fixed order.
 
     Every placeholder of ``template`` is an axis: its keyword must be a list or tuple of
@@ -116,8 +121,8 @@ def expand_sweep(
         if unknown:
             raise ValueError(f"sweep {template!r}: exclude names {unknown}, which are not axes")
     fixed = {key: value for key, value in params.items() if key not in axes}
-    cases: List[Tuple[str, Dict[str, Any]]] = []
-    for combo in itertools.product(*(params[axis] for axis in axes)):
+    cases: List[Tuple[str, Dict[str, object]]] = []
+    for combo in itertools.product(*(_axis(params[axis]) for axis in axes)):
         chosen = dict(zip(axes, combo))
         if any(all(chosen[k] == v for k, v in rule.items()) for rule in exclude):
             continue
@@ -126,7 +131,7 @@ def expand_sweep(
 
 
 def sweep(
-    template: str, exclude: Sequence[Dict[str, Any]] = (), **params: Any
+    template: str, exclude: Sequence[Dict[str, object]] = (), **params: Any
 ) -> Callable[[Callable[..., Any]], Callable[..., Any]]:
     """Register one case per combination of the axes named in ``template``.
 

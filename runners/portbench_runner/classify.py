@@ -1,32 +1,21 @@
-"""Failure categories from rules (data compiled by the host into the plan)."""
+"""Failure categories from rules (data compiled by the host into the plan).
+
+The categories themselves are the contract's (``contract.CATEGORIES``)."""
 
 from __future__ import annotations
 
 import re
-from typing import Any, Dict, List, Optional, Tuple
+from typing import Iterable, List, Optional, Tuple
 
-__all__ = ["CATEGORIES", "classify", "classify_names", "exception_type_names"]
+from .contract import Rule
 
-CATEGORIES = (
-    "type",
-    "not_implemented",
-    "precision",
-    "memory",
-    "timeout",
-    "crash",
-    "fallback",
-    "other",
-)
+__all__ = ["BUILTIN_RULES", "classify", "classify_names", "exception_type_names"]
 
 # Applied after the framework's own rules: facts true of every framework.
-BUILTIN_RULES: List[Dict[str, Any]] = [
-    {"id": "builtin.memory", "category": "memory", "types": ["MemoryError"]},
-    {
-        "id": "builtin.not-implemented",
-        "category": "not_implemented",
-        "types": ["NotImplementedError"],
-    },
-]
+BUILTIN_RULES = (
+    Rule("builtin.memory", "memory", ("MemoryError",)),
+    Rule("builtin.not-implemented", "not_implemented", ("NotImplementedError",)),
+)
 
 
 def exception_type_names(exc: BaseException) -> List[str]:
@@ -40,22 +29,18 @@ def exception_type_names(exc: BaseException) -> List[str]:
     return names
 
 
-def _matches(rule: Dict[str, Any], names: List[str], message: str, stage: str) -> bool:
-    types = rule.get("types") or []
-    if types and not any(t in names for t in types):
+def _matches(rule: Rule, names: List[str], message: str, stage: str) -> bool:
+    if rule.types and not any(t in names for t in rule.types):
         return False
-    stages = rule.get("stages") or []
-    if stages and stage not in stages:
+    if rule.stages and stage not in rule.stages:
         return False
-    pattern = rule.get("message")
+    pattern = rule.message
     if pattern and not re.search(pattern, message, re.IGNORECASE | re.DOTALL):
         return False
-    return bool(types or pattern)
+    return bool(rule.types or pattern)
 
 
-def classify(
-    exc: BaseException, stage: str, rules: List[Dict[str, Any]]
-) -> Tuple[str, Optional[str]]:
+def classify(exc: BaseException, stage: str, rules: Iterable[Rule]) -> Tuple[str, Optional[str]]:
     """(category, id of the rule that matched or None) for a failure at ``stage``.
 
     The first matching rule wins; rules are the framework's own, then the built-in ones.
@@ -65,11 +50,11 @@ def classify(
 
 
 def classify_names(
-    names: List[str], message: str, stage: str, rules: List[Dict[str, Any]]
+    names: List[str], message: str, stage: str, rules: Iterable[Rule]
 ) -> Tuple[str, Optional[str]]:
     """``classify`` for a failure known only by its type names and message (an imported
     report, where no exception object exists)."""
-    for rule in list(rules) + BUILTIN_RULES:
+    for rule in (*rules, *BUILTIN_RULES):
         if _matches(rule, names, message, stage):
-            return rule["category"], rule.get("id")
+            return rule.category, rule.id
     return "other", None

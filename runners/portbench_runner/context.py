@@ -7,6 +7,7 @@ from typing import Any, Callable, Dict, Iterator, List, Optional, Tuple, cast
 
 from . import checks, fallback, prediction
 from .adapters.base import Adapter
+from .contract import TimingSettings
 from .signals import CaseBug, CheckFailed, FallbackDetected, SkipCase, StageFailure
 from .timing import time_call
 
@@ -28,8 +29,10 @@ def parse_version(text: str) -> Tuple[int, ...]:
     return tuple(parts)
 
 
-def _fallback_summary(evidence: Dict[str, Any]) -> str:
-    items = [f"{item['kind']} {item['what']}" for item in evidence.get("host_work", [])[:3]]
+def _fallback_summary(evidence: Dict[str, object]) -> str:
+    work = evidence.get("host_work")
+    listed = work[:3] if isinstance(work, list) else []
+    items = [f"{item.get('kind')} {item.get('what')}" for item in listed if isinstance(item, dict)]
     return (
         f"work ran on the host ({evidence.get('probe')} for {evidence.get('platform')}): "
         + "; ".join(items)
@@ -52,7 +55,7 @@ class Context:
         seed: int,
         profile: str,
         accelerator_id: str,
-        timing: Optional[Dict[str, float]] = None,
+        timing: Optional[TimingSettings] = None,
         on_stage: Optional[Callable[[str], None]] = None,
         keep_output: bool = False,
         cold_only: bool = False,
@@ -77,9 +80,9 @@ class Context:
         self.accelerator = accelerator_id
         self._timing_settings = timing
         self._stage = "setup"
-        self.timing: Optional[Dict[str, Any]] = None
+        self.timing: Optional[Dict[str, object]] = None
         #: Where the measured call's work ran (``fallback.evidence``), when a probe looked.
-        self.evidence: Optional[Dict[str, Any]] = None
+        self.evidence: Optional[Dict[str, object]] = None
         # A predicted cell's look at the target, made once the case has ended (a look may
         # call the function again, which must not change what the case checks).
         self._pending_look: Optional[Callable[[], Any]] = None
@@ -183,7 +186,7 @@ class Context:
         self.stage = "call"
         adapter = self._adapter
         before = self._probe(adapter.before_call)
-        predict = adapter.fallback_settings.get("predict")
+        predict = adapter.prediction is not None
         # A predicted cell's timings say nothing of the target: the cold call only.
         warm = warm and not self._cold_only and not predict
         try:

@@ -14,10 +14,11 @@ no warm timing). Two things come of it:
 
 from __future__ import annotations
 
-from typing import Any, Dict, List, Optional, Tuple
+from dataclasses import replace
+from typing import Any, List, Optional, Tuple
 
-from .bounds import MESSAGE_CHARS, clip
 from .checks import tolerance_for
+from .contract import MESSAGE_CHARS, CaseResult, CpuReference, Outcome, clip
 
 __all__ = ["compare_leaves", "cpu_reference"]
 
@@ -67,41 +68,36 @@ def compare_leaves(
 
 
 def cpu_reference(
-    fields: Dict[str, Any],
-    twin: Dict[str, Any],
+    result: CaseResult,
+    twin: CaseResult,
     device_ctx: Any,
     cpu_ctx: Any,
-) -> Tuple[Dict[str, Any], Optional[str]]:
+) -> Tuple[CpuReference, Optional[str]]:
     """The record's ``cpu_reference`` and, when outputs disagree, the mismatch message.
 
-    ``fields`` are the accelerator's outcome fields, ``twin`` the CPU run's; the contexts
-    carry the kept outputs and the case's tolerance.
+    ``result`` is the accelerator's result, ``twin`` the CPU run's; the contexts carry the
+    kept outputs and the case's tolerance.
     """
-    ref: Dict[str, Any] = {
-        "outcome": twin["outcome"],
-        "stage": twin.get("stage"),
-        "category": twin.get("category"),
-        "message": clip(str((twin.get("error") or {}).get("message", "")), MESSAGE_CHARS),
-        "reason": twin.get("reason"),
-        "compared": False,
-        "note": "",
-        "max_abs_diff": None,
-    }
-    if fields["outcome"] != "pass" or twin["outcome"] != "pass":
-        ref["note"] = "outputs compared only when both sides pass"
-        return ref, None
+    ref = CpuReference(
+        outcome=twin.outcome,
+        stage=twin.stage,
+        category=None if twin.category is None else twin.category.value,
+        message=clip(twin.error.message if twin.error is not None else "", MESSAGE_CHARS),
+        reason=twin.reason,
+        compared=False,
+        note="",
+    )
+    if result.outcome is not Outcome.PASS or twin.outcome is not Outcome.PASS:
+        return replace(ref, note="outputs compared only when both sides pass"), None
     if not device_ctx.comparable:
-        ref["note"] = f"not compared: {device_ctx.not_comparable_reason}"
-        return ref, None
+        return replace(ref, note=f"not compared: {device_ctx.not_comparable_reason}"), None
     if device_ctx.output_leaves is None or cpu_ctx.output_leaves is None:
-        ref["note"] = device_ctx.output_note or cpu_ctx.output_note or "no array output to compare"
-        return ref, None
+        note = device_ctx.output_note or cpu_ctx.output_note or "no array output to compare"
+        return replace(ref, note=note), None
     mismatch, worst = compare_leaves(
         device_ctx.output_leaves,
         cpu_ctx.output_leaves,
         device_ctx.tolerance,
         getattr(device_ctx, "output_dtypes", None),
     )
-    ref["compared"] = True
-    ref["max_abs_diff"] = worst
-    return ref, mismatch
+    return replace(ref, compared=True, max_abs_diff=worst), mismatch

@@ -335,8 +335,8 @@ class _Walk:
             if key in preferred:
                 self.paths[key] = [preferred[key]] + [p for p in paths if p != preferred[key]]
 
-    def names(self) -> List[Dict[str, Any]]:
-        rows: List[Dict[str, Any]] = []
+    def names(self) -> List[Dict[str, object]]:
+        rows: List[Dict[str, object]] = []
         for key, kind in self.kinds.items():
             paths = sorted(set(self.paths[key]), key=_path_key)
             name = self.paths[key][0] if kind == "method" else paths[0]
@@ -350,7 +350,7 @@ class _Walk:
                     "aliases": [p for p in paths if p != name],
                 }
             )
-        rows.sort(key=lambda row: row["name"])
+        rows.sort(key=lambda row: str(row["name"]))
         return rows
 
 
@@ -359,7 +359,7 @@ def enumerate_framework(
     members: bool = False,
     import_submodules: bool = False,
     import_timeout_s: float = IMPORT_TIMEOUT_S,
-) -> Dict[str, Any]:
+) -> Dict[str, object]:
     """Import ``framework`` and return the enumeration document (see the module docstring)."""
     import importlib
 
@@ -458,13 +458,14 @@ def main(argv: Optional[List[str]] = None) -> int:
             file=sys.stderr,
         )
         return 2
-    counts = document["counts"]
+    counts, names = document["counts"], document["names"]
+    assert isinstance(counts, dict) and isinstance(names, list)
     print(
         "%s %s: %d names (%s)"
         % (
             args.framework,
             document["version"],
-            len(document["names"]),
+            len(names),
             ", ".join("%s %d" % item for item in sorted(counts.items())),
         )
     )

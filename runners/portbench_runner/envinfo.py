@@ -6,9 +6,10 @@ import os
 import platform
 import socket
 import sys
-from typing import Any, Dict, Optional
+from typing import Dict, Optional
 
 from .adapters.base import Adapter
+from .contract import TimingSettings
 from .timing import time_call
 
 __all__ = ["collect_env", "cpu_facts", "dispatch_floor", "installed_packages"]
@@ -26,7 +27,7 @@ def installed_packages() -> Dict[str, str]:
     return dict(sorted(packages.items()))
 
 
-def cpu_facts() -> Dict[str, Any]:
+def cpu_facts() -> Dict[str, object]:
     model = platform.processor() or ""
     try:
         with open("/proc/cpuinfo", encoding="utf-8") as handle:
@@ -79,7 +80,7 @@ def nvidia_driver() -> Optional[str]:
     return out.splitlines()[0] if out else None
 
 
-def dispatch_floor(adapter: Adapter, settings: Optional[Dict[str, float]]) -> Dict[str, Any]:
+def dispatch_floor(adapter: Adapter, settings: Optional[TimingSettings]) -> Dict[str, object]:
     """Time a null call (return the input) and the cheapest real op, as cases are timed."""
     x = adapter.null_inputs()
     _, null_timing = time_call(lambda: x, adapter.sync, settings)
@@ -87,7 +88,7 @@ def dispatch_floor(adapter: Adapter, settings: Optional[Dict[str, float]]) -> Di
     return {"null": null_timing, "op": op_timing}
 
 
-def collect_env(adapter: Adapter, settings: Optional[Dict[str, float]]) -> Dict[str, Any]:
+def collect_env(adapter: Adapter, settings: Optional[TimingSettings]) -> Dict[str, object]:
     """What the worker knows; the supervisor adds cell, backend, image and times."""
     try:
         device = adapter.env()
@@ -99,7 +100,7 @@ def collect_env(adapter: Adapter, settings: Optional[Dict[str, float]]) -> Dict[
             "error": f"{type(exc).__name__}: {exc}",
         }
     try:
-        floor: Dict[str, Any] = dispatch_floor(adapter, settings)
+        floor: Dict[str, object] = dispatch_floor(adapter, settings)
     except Exception as exc:  # the floor is informative; its failure must not stop the cell
         floor = {"null": None, "op": None, "error": f"{type(exc).__name__}: {exc}"}
     if adapter.flavor == "cuda":

@@ -21,7 +21,6 @@ from __future__ import annotations
 import re
 from typing import Any, Dict, Iterable, List, Mapping, Optional, Tuple
 
-from . import prediction
 from .bounds import clip
 
 __all__ = [
@@ -54,8 +53,6 @@ def settings_from_plan(plan: Mapping[str, Any]) -> Dict[str, Any]:
         "mode": mode if mode in FALLBACK_MODES else "mark",
         "soft_placement": bool(given.get("soft_placement", False)),
         "lower_for": given.get("lower_for") if isinstance(given.get("lower_for"), str) else None,
-        # A predicted cell's target and method (prediction.py); None in an observed cell.
-        "predict": prediction.settings_from_plan(plan),
     }
 
 

@@ -14,68 +14,48 @@ outcome and the look into the record's outcome:
 - otherwise ``pass``: the call lowers (or runs on the XLA CPU client) with no host work.
   It never means the case passes its check on the device.
 
-Each record of such a cell says so: ``evidence_kind`` "predicted" and a ``prediction``
-object (method, target, platform, verdict, the control's outcome, why). These are the
-fields issue #26's contract defines (``EvidenceKind``, ``evidence_kind``, ``prediction``);
-until it lands they live here, so the switch is one import.
+Each record of such a cell says so: ``evidence_kind`` "predicted" (or "declared") and a
+``prediction`` (the contract's :class:`Prediction`: method, target, platform, verdict, the
+control's outcome, a note). The worker sends verdict, control and note; the supervisor's
+record factory takes the method, target, platform and evidence kind from the plan
+(:class:`PredictionSettings`), never from the worker.
 
 Standard library only: this runs inside every cell.
 """
 
 from __future__ import annotations
 
-from typing import Any, Callable, Dict, List, Mapping, Optional
+from dataclasses import replace
+from typing import Any, Callable, Dict, Optional, Tuple
 
-from .bounds import MESSAGE_CHARS, REASON_CHARS, clip
+from .contract import (
+    MESSAGE_CHARS,
+    REASON_CHARS,
+    CaseResult,
+    Category,
+    ErrorInfo,
+    Evidence,
+    Outcome,
+    Prediction,
+    PredictionControl,
+    PredictionSettings,
+    PredictionVerdict,
+    Stage,
+    clip,
+    strict,
+)
 
 __all__ = [
-    "EVIDENCE_KINDS",
-    "METHODS",
-    "VERDICTS",
-    "clean_prediction",
-    "evidence_kind_of",
+    "NOTE_CHARS",
     "fold",
     "look_clean",
     "look_host_work",
     "look_limit",
     "look_refused",
-    "settings_from_plan",
 ]
 
-#: How a record knows what it says (the contract's ``EvidenceKind``).
-EVIDENCE_KINDS = ("observed", "predicted", "declared")
-#: How a predicted record was made (the contract's ``PredictionMethod``): lowered for the
-#: platform (JAX), run on XLA's CPU client (torch_xla, ``PJRT_DEVICE=CPU``) or compiled with
-#: XLA on the CPU (TensorFlow for a TPU), checked against the kernels the target declares
-#: (TensorFlow's kernel registry: ``declared_kernel``; PyTorch's dispatcher: ``dispatcher``).
-METHODS = ("lowered", "xla_cpu", "declared_kernel", "dispatcher")
-#: Methods whose records are ``declared`` evidence (a registry says so), not ``predicted``.
-DECLARED_METHODS = ("declared_kernel", "dispatcher")
-VERDICTS = ("pass", "fail", "not_predictable")
-WHY_CHARS = 300
-
-
-def evidence_kind_of(method: str) -> str:
-    """``declared`` for a registry's word (declared kernels, the dispatcher), else ``predicted``."""
-    return "declared" if method in DECLARED_METHODS else "predicted"
-
-
-def settings_from_plan(plan: Mapping[str, Any]) -> Optional[Dict[str, str]]:
-    """The plan's ``predict`` object (target, method, platform), or None for an observed cell."""
-    given = plan.get("predict")
-    if not isinstance(given, dict):
-        return None
-    method = given.get("method")
-    if method not in METHODS:
-        return None
-    return {
-        "target": str(given.get("target") or "?"),
-        "method": str(method),
-        "platform": str(given.get("platform") or given.get("target") or "?"),
-        # cpu_run: the case runs on the CPU and the look predicts; cpu_twin: the case runs
-        # on XLA's CPU client and its CPU twin (the differential run) is the control.
-        "control": "cpu_twin" if given.get("control") == "cpu_twin" else "cpu_run",
-    }
+#: A prediction's note: one line, bounded well below the reader's limit.
+NOTE_CHARS = 300
 
 
 # -- what a look found (built by the adapters, read by fold) --------------------------
@@ -101,157 +81,31 @@ def look_limit(why: str) -> Dict[str, Any]:
     return {"status": "limit", "why": why}
 
 
-def _prediction(
-    settings: Mapping[str, str], verdict: Optional[str], control: str, why: str
-) -> Dict[str, Any]:
-    return {
-        "method": settings["method"],
-        "target": settings["target"],
-        "platform": settings["platform"],
-        "verdict": verdict,
-        "control": control,
-        "why": why[:WHY_CHARS],
-    }
-
-
-def _first_line(fields: Mapping[str, Any]) -> str:
-    error = fields.get("error")
-    text = error.get("message", "") if isinstance(error, dict) else ""
-    text = text or str(fields.get("reason") or "")
-    lines = str(text).strip().splitlines()
+def _line(text: str) -> str:
+    lines = text.strip().splitlines()
     return lines[0] if lines else ""
 
 
-def _not_predictable(fields: Dict[str, Any], why: str) -> Dict[str, Any]:
-    """A case the CPU control fails, or one the look cannot be made for: skipped, its
-    control's error kept under ``prediction.control_error`` for reading."""
-    out = {
-        "outcome": "skip",
-        "reason": clip(f"not predictable: {why}", REASON_CHARS),
-        "timing": fields.get("timing"),
-    }
-    for key in ("started_at", "duration_s", "evidence"):
-        if key in fields:
-            out[key] = fields[key]
-    return out
+def _first_line(result: CaseResult) -> str:
+    text = result.error.message if result.error is not None else ""
+    return _line(text or result.reason or "")
 
 
-def fold(
-    fields: Dict[str, Any],
-    look: Optional[Dict[str, Any]],
-    settings: Optional[Mapping[str, str]],
-    classify: Callable[[BaseException, str], List[Any]],
-    error_fields: Callable[[BaseException], Dict[str, str]],
-) -> Dict[str, Any]:
-    """The record fields of a predicted case from its control's ``fields`` and the ``look``.
-
-    ``classify(exc, stage)`` gives (category, rule) by the framework's rules and
-    ``error_fields(exc)`` the bounded error object, as for an observed failure. Where the
-    settings' control is ``cpu_twin`` (torch_xla) the case itself ran on the XLA device and
-    its control is the CPU twin (``cpu_reference``); otherwise the case ran on the CPU and
-    ``look`` is the prediction. An observed cell (``settings`` None) is returned as it is.
-    """
-    if settings is None:
-        return fields
-    control = str(fields.get("outcome"))
-    if settings.get("control") == "cpu_twin":
-        twin = fields.get("cpu_reference")
-        twin_outcome = twin.get("outcome") if isinstance(twin, dict) else None
-        if twin_outcome in ("fail", "error"):
-            message = str(twin.get("message") or "") if isinstance(twin, dict) else ""
-            why = f"the case fails on the CPU too ({twin_outcome}: {message[:160]})"
-            out = _not_predictable(fields, why)
-            verdict: Optional[str] = "not_predictable"
-            control = str(twin_outcome)
-        elif (fields.get("evidence") or {}).get("fallback") is True and (
-            control == "pass" or fields.get("stage") == "check"
-        ):
-            # Ops left XLA: that is the prediction, whatever the output compared to.
-            out = dict(fields)
-            out.update(
-                {
-                    "outcome": "fail",
-                    "stage": "call",
-                    "category": "fallback",
-                    "rule": "predict:aten-fallback",
-                    "error": {
-                        "type": "portbench.PredictedFallback",
-                        "message": clip(_host_work_text(fields["evidence"]), MESSAGE_CHARS),
-                        "traceback": "",
-                    },
-                }
-            )
-            verdict, why = "fail", "ops ran outside XLA (aten:: fallback)"
-            control = str(twin_outcome or "pass")
-        elif control == "fail" and fields.get("stage") == "check":
-            # XLA's CPU client computes as XLA:CPU does, not as the TPU: an output that
-            # differs says nothing of the TPU's numerics.
-            why = f"an output differs on XLA's CPU client ({_first_line(fields)[:160]})"
-            out = _not_predictable(fields, why)
-            verdict, control = "not_predictable", str(twin_outcome or "?")
-        elif control in ("pass", "fail"):
-            out = dict(fields)
-            verdict = control
-            why = _first_line(fields) if control == "fail" else "ran on the XLA CPU client"
-            control = str(twin_outcome or "?")
-        else:
-            out, verdict, why = dict(fields), None, _first_line(fields)
-        out["evidence_kind"] = evidence_kind_of(settings["method"])
-        out["prediction"] = _prediction(settings, verdict, control, why)
-        return out
-
-    if control == "fail":
-        out = _not_predictable(fields, f"the CPU control fails ({_first_line(fields)[:200]})")
-        verdict, why = "not_predictable", "the CPU control fails"
-    elif control != "pass":
-        out, verdict, why = dict(fields), None, _first_line(fields)
-    elif look is None:
-        out = _not_predictable(fields, "the case made no measured call to look at")
-        verdict, why = "not_predictable", "no look"
-    elif look["status"] == "refused":
-        exc = look["exception"]
-        category, rule = classify(exc, "call")
-        out = dict(fields)
-        out.update(
-            {
-                "outcome": "fail",
-                "stage": "call",
-                "category": category,
-                "rule": rule,
-                "error": error_fields(exc),
-            }
-        )
-        verdict, why = "fail", f"{type(exc).__name__}: {_first_line({'reason': str(exc)})}"
-    elif look["status"] == "host_work":
-        evidence = look["evidence"]
-        out = dict(fields)
-        out.update(
-            {
-                "outcome": "fail",
-                "stage": "call",
-                "category": "fallback",
-                "rule": "predict:host-work",
-                "evidence": evidence,
-                "error": {
-                    "type": "portbench.PredictedFallback",
-                    "message": clip(_host_work_text(evidence), MESSAGE_CHARS),
-                    "traceback": "",
-                },
-            }
-        )
-        verdict, why = "fail", "host work"
-    elif look["status"] == "limit":
-        out = _not_predictable(fields, look["why"])
-        verdict, why = "not_predictable", look["why"]
-    else:
-        out = dict(fields)
-        verdict, why = "pass", look.get("note") or "no host work"
-    out["evidence_kind"] = evidence_kind_of(settings["method"])
-    out["prediction"] = _prediction(settings, verdict, control, why)
-    return out
+def _not_predictable(result: CaseResult, why: str) -> CaseResult:
+    """A case the CPU control fails, or one the look cannot be made for: skipped, with what
+    was measured (its timing, evidence, the CPU twin) kept."""
+    return CaseResult(
+        Outcome.SKIP,
+        reason=clip(f"not predictable: {why}", REASON_CHARS),
+        timing=result.timing,
+        evidence=result.evidence,
+        cpu_reference=result.cpu_reference,
+        started_at=result.started_at,
+        duration_s=result.duration_s,
+    )
 
 
-def _host_work_text(evidence: Mapping[str, Any]) -> str:
+def _host_work_text(evidence: Dict[str, Any]) -> str:
     items = evidence.get("host_work") or []
     listed = "; ".join(
         f"{item.get('kind')} {item.get('what')}" for item in items[:4] if isinstance(item, dict)
@@ -259,21 +113,128 @@ def _host_work_text(evidence: Mapping[str, Any]) -> str:
     return f"work would run on the host ({evidence.get('platform')}): {listed}"
 
 
-_PREDICTION_KEYS = ("method", "target", "platform", "verdict", "control", "why")
+def _predicted_fallback(result: CaseResult, evidence: Dict[str, Any], rule: str) -> CaseResult:
+    try:
+        read: Optional[Evidence] = Evidence.from_json(strict(evidence), "evidence")
+    except Exception:  # an adapter's evidence that does not read: the failure stands
+        read = result.evidence
+    return replace(
+        result,
+        outcome=Outcome.FAIL,
+        stage=Stage.CALL,
+        category=Category.FALLBACK,
+        rule=rule,
+        evidence=read,
+        error=ErrorInfo(
+            "portbench.PredictedFallback", clip(_host_work_text(evidence), MESSAGE_CHARS)
+        ),
+    )
 
 
-def clean_prediction(value: Any) -> Optional[Dict[str, Any]]:
-    """A worker's ``prediction`` object cut back to its known keys and bounds, or None.
+Classify = Callable[[BaseException, str], Tuple[str, Optional[str]]]
 
-    The supervisor calls this: a case's own code could have replaced it."""
-    if not isinstance(value, dict) or value.get("method") not in METHODS:
-        return None
-    cleaned: Dict[str, Any] = {}
-    for key in _PREDICTION_KEYS:
-        item = value.get(key)
-        if key == "verdict":
-            cleaned[key] = item if item in VERDICTS else None
-        else:
-            # Cut plainly (no marker): the schema bounds these strings' length.
-            cleaned[key] = str(item)[: 40 if key != "why" else WHY_CHARS]
-    return cleaned
+
+def fold(
+    result: CaseResult,
+    look: Optional[Dict[str, Any]],
+    settings: Optional[PredictionSettings],
+    classify: Classify,
+    error: Callable[[BaseException], ErrorInfo],
+) -> CaseResult:
+    """The result of a predicted case from its control's ``result`` and the ``look``.
+
+    ``classify(exc, stage)`` gives (category, rule) by the framework's rules and
+    ``error(exc)`` the bounded error, as for an observed failure. Where the settings'
+    control is ``cpu_twin`` (torch_xla) the case itself ran on the XLA device and its control
+    is the CPU twin (``cpu_reference``); otherwise the case ran on the CPU and ``look`` is
+    the prediction. An observed cell's result (``settings`` None) is returned as it is.
+    """
+    if settings is None:
+        return result
+    if settings.control is PredictionControl.CPU_TWIN:
+        out, verdict, control, why = _fold_twin(result)
+    else:
+        out, verdict, control, why = _fold_look(result, look, classify, error)
+    found = Prediction(
+        settings.method,
+        settings.target,
+        control,
+        clip(why, NOTE_CHARS) if why else None,
+        settings.platform,
+        verdict,
+    )
+    return replace(out, prediction=found)
+
+
+_Folded = Tuple[CaseResult, Optional[PredictionVerdict], Optional[Outcome], str]
+
+
+def _fold_look(
+    result: CaseResult,
+    look: Optional[Dict[str, Any]],
+    classify: Classify,
+    error: Callable[[BaseException], ErrorInfo],
+) -> _Folded:
+    control = result.outcome
+    if control is Outcome.FAIL:
+        why = f"the CPU control fails ({_first_line(result)[:200]})"
+        return _not_predictable(result, why), PredictionVerdict.NOT_PREDICTABLE, control, why
+    if control is not Outcome.PASS:
+        return result, None, control, _first_line(result)
+    if look is None:
+        why = "the case made no measured call to look at"
+        return _not_predictable(result, why), PredictionVerdict.NOT_PREDICTABLE, control, why
+    status = look.get("status")
+    if status == "refused":
+        exc = look["exception"]
+        category, rule = classify(exc, "call")
+        failed = replace(
+            result,
+            outcome=Outcome.FAIL,
+            stage=Stage.CALL,
+            category=Category(category),
+            rule=rule,
+            error=error(exc),
+        )
+        why = f"{type(exc).__name__}: {_line(str(exc))}"
+        return failed, PredictionVerdict.FAIL, control, why
+    if status == "host_work":
+        failed = _predicted_fallback(result, look["evidence"], "predict:host-work")
+        return failed, PredictionVerdict.FAIL, control, "host work"
+    if status == "limit":
+        why = str(look.get("why") or "the look cannot be made here")
+        return _not_predictable(result, why), PredictionVerdict.NOT_PREDICTABLE, control, why
+    return result, PredictionVerdict.PASS, control, str(look.get("note") or "no host work")
+
+
+def _fold_twin(result: CaseResult) -> _Folded:
+    twin = result.cpu_reference
+    twin_outcome = None if twin is None else twin.outcome
+    if twin is not None and twin.outcome in (Outcome.FAIL, Outcome.ERROR):
+        why = f"the case fails on the CPU too ({twin.outcome}: {(twin.message or '')[:160]})"
+        return _not_predictable(result, why), PredictionVerdict.NOT_PREDICTABLE, twin.outcome, why
+    evidence = result.evidence
+    if (
+        evidence is not None
+        and evidence.fallback is True
+        and (result.outcome is Outcome.PASS or result.stage is Stage.CHECK)
+    ):
+        # Ops left XLA: that is the prediction, whatever the output compared to.
+        failed = _predicted_fallback(result, evidence.to_json(), "predict:aten-fallback")
+        control = twin_outcome or Outcome.PASS
+        return failed, PredictionVerdict.FAIL, control, "ops ran outside XLA (aten:: fallback)"
+    if result.outcome is Outcome.FAIL and result.stage is Stage.CHECK:
+        # XLA's CPU client computes as XLA:CPU does, not as the TPU: an output that differs
+        # says nothing of the TPU's numerics.
+        why = f"an output differs on XLA's CPU client ({_first_line(result)[:160]})"
+        return (
+            _not_predictable(result, why),
+            PredictionVerdict.NOT_PREDICTABLE,
+            twin_outcome,
+            why,
+        )
+    if result.outcome is Outcome.PASS:
+        return result, PredictionVerdict.PASS, twin_outcome, "ran on the XLA CPU client"
+    if result.outcome is Outcome.FAIL:
+        return result, PredictionVerdict.FAIL, twin_outcome, _first_line(result)
+    return result, None, twin_outcome, _first_line(result)

@@ -7,7 +7,7 @@ from __future__ import annotations
 
 import platform
 import sys
-from typing import Any, Dict, List
+from typing import Dict, List
 
 __all__ = ["probe"]
 
@@ -18,10 +18,10 @@ DISTRIBUTIONS = {
 }
 
 
-def probe(frameworks: List[str]) -> Dict[str, Any]:
+def probe(frameworks: List[str]) -> Dict[str, object]:
     from importlib import metadata
 
-    found: Dict[str, Any] = {}
+    found: Dict[str, object] = {}
     for framework in frameworks:
         versions = {}
         for dist in DISTRIBUTIONS.get(framework, [framework]):

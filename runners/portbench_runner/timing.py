@@ -1,15 +1,30 @@
 """Cold and warm timing of one callable, synchronized, with standard-library statistics.
 
-Warm sampling stops when the estimate is good enough (``mode: adaptive``, the default): after
-a short warm-up (calibration blocks, then discarded blocks until ``warmup_s``: the first
-blocks run slower while caches, allocators and thread pools settle), and once ``adaptive_min_samples`` blocks are in,
-it stops as soon as the distribution-free 95% confidence interval of the median is within
-``ci_target_rel`` of the median (as pyperf and torch.utils.benchmark's adaptive_autorange stop
-on what they see), or at a cap: ``adaptive_budget_s`` of sampling, ``adaptive_max_samples``,
-or ``max_warm_s``. A capped case whose interval is still wider than the target is marked
-noisy. ``mode: fixed`` samples until ``warm_budget_s`` is spent or ``max_samples`` are in, with
-no warm-up (portbench before adaptive stopping), for comparisons. Either way the record says
-why it stopped, how wide the interval was, and keeps the per-call times of the samples.
+Warm sampling stops when the estimate is good enough (``mode: adaptive``, the default):
+
+1. Calibration: one call is timed, and the block size (calls per sample) is estimated from
+   it so that one block lasts ``block_min_s``; a block that still falls short is grown from
+   what it took (``timeit``'s autorange doubles instead, which costs about one block more,
+   and a block up to twice as long as needed).
+2. Warm-up until the samples settle: blocks run and are discarded while they keep getting
+   faster, that is until ``settle_blocks`` blocks in a row have a per-call time not more
+   than ``settle_rel`` below the best block before them (the first blocks run slower while
+   caches, allocators and thread pools settle). Those settled blocks are the first samples.
+   The warm-up never lasts longer than ``warmup_s`` (calibration included), nor
+   ``max_warm_s``: where the blocks have not settled by then, sampling starts afresh.
+3. Sampling: once ``adaptive_min_samples`` blocks are in, it stops as soon as the
+   distribution-free 95% confidence interval of the median is within ``ci_target_rel`` of
+   the median (as pyperf and torch.utils.benchmark's adaptive_autorange stop on what they
+   see), or at a cap: ``adaptive_budget_s`` of sampling, ``adaptive_max_samples``, or
+   ``max_warm_s``. A capped case whose interval is still wider than the target is marked
+   noisy. The floor of 6 is the smallest number of samples whose extremes bound the median
+   with at least 95% confidence (1 - 2 * 0.5**6 = 96.9%), which is what the interval test
+   then asks of them.
+
+``mode: fixed`` calibrates by doubling and samples until ``warm_budget_s`` is spent or
+``max_samples`` are in, with no warm-up (portbench before adaptive stopping), for
+comparisons. Either way the record says why it stopped, how wide the interval was, and
+keeps the per-call times of the samples.
 
 A cell's wall-time cap (the plan's ``cell_budget_s``) reaches a case as ``warm_cap_s``: the
 warm phase's share of what the cell has left per remaining case. It lowers ``max_warm_s``,
@@ -40,10 +55,13 @@ DEFAULT_TIMING: TimingSettings = {
     # adaptive: stop once the median is known to ci_target_rel; fixed: spend the budget.
     "mode": "adaptive",
     "ci_target_rel": 0.02,
-    "adaptive_min_samples": 10,
-    # adaptive: calibration and discarded blocks up to warmup_s, then at most this many
+    "adaptive_min_samples": 6,
+    # adaptive: calibration, then discarded blocks until a block is no more than settle_rel
+    # faster than the best before it (at most warmup_s in all), then at most this many
     # samples and this much sampling time (pyperf's default is 60 values; asv's about ten
     # 10 ms samples).
+    "settle_rel": 0.02,
+    "settle_blocks": 2,
     "warmup_s": 0.01,
     "adaptive_max_samples": 60,
     "adaptive_budget_s": 0.1,
@@ -139,6 +157,89 @@ def _run_block(
     return clock() - start
 
 
+def _calibrate_doubling(
+    call: Callable[[], Any],
+    sync: Callable[[Any], None],
+    conf: TimingSettings,
+    clock: Callable[[], float],
+) -> int:
+    """Calls per block, doubling from one (as timeit's autorange does) until a block lasts
+    ``block_min_s``."""
+    n = 1
+    calibration_s = 0.0
+    while True:
+        block_s = _run_block(call, sync, n, clock)
+        calibration_s += block_s
+        if block_s >= conf["block_min_s"] or n >= conf["max_calls_per_block"]:
+            return n
+        if calibration_s >= conf["max_warm_s"]:
+            return n
+        n = int(min(conf["max_calls_per_block"], n * 2))
+
+
+def _calibrate_estimating(
+    call: Callable[[], Any],
+    sync: Callable[[Any], None],
+    conf: TimingSettings,
+    clock: Callable[[], float],
+) -> Tuple[int, List[Tuple[int, float]]]:
+    """Calls per block, estimated from the time one call takes (with a tenth to spare) and
+    grown from each block that still falls short; also the (calls, seconds) of every block."""
+    block_min = float(conf["block_min_s"])
+    most = int(conf["max_calls_per_block"])
+    n = 1
+    blocks: List[Tuple[int, float]] = []
+    while True:
+        block_s = _run_block(call, sync, n, clock)
+        blocks.append((n, block_s))
+        if block_s >= block_min or n >= most:
+            return n, blocks
+        if sum(b for _, b in blocks) >= conf["max_warm_s"]:
+            return n, blocks
+        # Sized from what this block took (a tenth to spare); a block too short to time at
+        # all doubles.
+        wanted = math.ceil(n * 1.1 * block_min / block_s) if block_s > 0 else n * 2
+        n = int(min(most, max(n + 1, wanted)))
+
+
+def _warm_up(
+    call: Callable[[], Any],
+    sync: Callable[[Any], None],
+    conf: TimingSettings,
+    clock: Callable[[], float],
+    n: int,
+    blocks: List[Tuple[int, float]],
+) -> List[float]:
+    """Discard blocks while they keep getting faster; return the settled blocks, which are
+    the first samples.
+
+    A block is settled when its per-call time is not more than ``settle_rel`` below the best
+    block before it; ``settle_blocks`` settled blocks in a row end the warm-up (a faster
+    block in between starts the count again). Calibration blocks of ``n`` calls count as
+    blocks before; smaller ones are left out (the timer's own cost weighs on them). The
+    warm-up stops at ``warmup_s`` since calibration began (and at ``max_warm_s``) whether
+    or not the blocks settled; then no block is kept.
+    """
+    best = min((b / k for k, b in blocks if k == n), default=None)
+    warmed_s = sum(b for _, b in blocks)
+    cap = min(float(conf["warmup_s"]), float(conf["max_warm_s"]))
+    floor = 1.0 - float(conf["settle_rel"])
+    wanted = int(conf["settle_blocks"])
+    settled: List[float] = []
+    while warmed_s < cap:
+        block_s = _run_block(call, sync, n, clock)
+        warmed_s += block_s
+        per_call = block_s / n
+        if best is not None and per_call >= floor * best:
+            settled.append(block_s)
+            if len(settled) >= wanted:
+                return settled
+        else:
+            settled = []
+        best = per_call if best is None else min(best, per_call)
+    return []
+
+
 def time_call(
     call: Callable[[], Any],
     sync: Callable[[Any], None],
@@ -172,31 +273,18 @@ def time_call(
         return output, timing
 
     warm_started = clock()
-    # Calibrate the block size by doubling (as timeit's autorange does) until one block
-    # lasts block_min_s; these blocks are the warm-up and absorb lazy initialization.
-    n = 1
-    calibration_s = 0.0
-    while True:
-        block_s = _run_block(call, sync, n, clock)
-        calibration_s += block_s
-        if block_s >= conf["block_min_s"] or n >= conf["max_calls_per_block"]:
-            break
-        if calibration_s >= conf["max_warm_s"]:
-            break
-        n = int(min(conf["max_calls_per_block"], n * 2))
     adaptive = conf.get("mode", "adaptive") == "adaptive"
     if adaptive:
-        # Warm-up: the calibration blocks count; more blocks run and are discarded until
-        # warmup_s has passed since the cold call.
-        warmed_s = calibration_s
-        while warmed_s < conf["warmup_s"] and warmed_s < conf["max_warm_s"]:
-            warmed_s += _run_block(call, sync, n, clock)
+        n, blocks = _calibrate_estimating(call, sync, conf, clock)
+        samples = _warm_up(call, sync, conf, clock, n, blocks)
+    else:
+        n = _calibrate_doubling(call, sync, conf, clock)
+        samples = []
     target = float(conf["ci_target_rel"])
     floor = int(conf["adaptive_min_samples"])
     max_samples = int(conf["adaptive_max_samples"] if adaptive else conf["max_samples"])
     budget_s = float(conf["adaptive_budget_s"] if adaptive else conf["warm_budget_s"])
-    samples: List[float] = []
-    spent = 0.0
+    spent = sum(samples)
     stopped_by = "max_samples"
     while len(samples) < max_samples:
         block_s = _run_block(call, sync, n, clock)

@@ -10,21 +10,56 @@ from __future__ import annotations
 
 import importlib.util
 import os
+import platform
 import sys
 import time
 import traceback
-from typing import Any, Callable, Dict, List, Optional, Tuple, Union
+from dataclasses import replace
+from typing import Any, BinaryIO, Callable, Dict, Iterable, Optional, Sequence, Tuple, Union
 
 from . import api, fallback, prediction
 from .adapters import DeviceMismatch, DeviceMissing, make_adapter
-from .bounds import MESSAGE_CHARS, REASON_CHARS, TRACEBACK_CHARS, TRACEBACK_LINES, clip, safe_str
-from .classify import CATEGORIES, classify
+from .classify import classify
 from .context import Context
+from .contract import (
+    CATEGORIES,
+    COMMANDS,
+    MESSAGE_CHARS,
+    REASON_CHARS,
+    TRACEBACK_CHARS,
+    TRACEBACK_LINES,
+    Bye,
+    CaseResult,
+    Category,
+    ContractError,
+    CpuReference,
+    ErrorInfo,
+    Evidence,
+    Fatal,
+    Hello,
+    Message,
+    Outcome,
+    Plan,
+    PlanCase,
+    PlanFunction,
+    Result,
+    Rule,
+    Run,
+    Stage,
+    StageReached,
+    Start,
+    Timing,
+    TimingSettings,
+    clip,
+    decode,
+    encode,
+    load_plan,
+    safe_str,
+    strict,
+)
 from .differential import cpu_reference
 from .envinfo import collect_env
-from .plan import CaseEntry, Plan, load_plan
 from .procs import die_with_parent
-from .protocol import ProtocolError, decode, encode
 from .signals import CaseBug, CheckFailed, FallbackDetected, SkipCase, StageFailure
 
 __all__ = ["outcome_from_exception", "run_worker"]
@@ -51,12 +86,17 @@ def _trimmed_traceback(exc: BaseException) -> str:
     return clip("\n".join(text), TRACEBACK_CHARS)
 
 
-def _error_fields(exc: BaseException) -> Dict[str, str]:
-    return {
-        "type": f"{type(exc).__module__}.{type(exc).__qualname__}",
-        "message": clip(safe_str(exc), MESSAGE_CHARS),
-        "traceback": _trimmed_traceback(exc),
-    }
+def _error(exc: BaseException) -> ErrorInfo:
+    return ErrorInfo(
+        f"{type(exc).__module__}.{type(exc).__qualname__}",
+        clip(safe_str(exc), MESSAGE_CHARS),
+        _trimmed_traceback(exc),
+    )
+
+
+def _bug(message: str) -> CaseResult:
+    """An ``error``: the case used the runner wrongly (a bug of ours, not the framework's)."""
+    return CaseResult(Outcome.ERROR, error=ErrorInfo("CaseBug", message))
 
 
 def _framework_dirs(framework: str) -> Tuple[str, ...]:
@@ -91,60 +131,44 @@ def _str_works(exc: BaseException) -> bool:
     return True
 
 
+def _failure(
+    stage: str, category: str, exc: BaseException, rule: Optional[str] = None
+) -> CaseResult:
+    return CaseResult(Outcome.FAIL, Stage(stage), Category(category), rule, error=_error(exc))
+
+
 def outcome_from_exception(
-    exc: BaseException, stage: str, framework: str, rules: List[Dict[str, Any]]
-) -> Dict[str, Any]:
-    """Outcome fields of a case that raised ``exc`` while the context was at ``stage``."""
+    exc: BaseException, stage: str, framework: str, rules: Iterable[Rule]
+) -> CaseResult:
+    """The result of a case that raised ``exc`` while the context was at ``stage``."""
     original = exc.original if isinstance(exc, StageFailure) else exc
     if not _str_works(original):
         # An exception that cannot even say what it is came from the case's own code.
-        return {"outcome": "error", "error": _error_fields(original)}
+        return CaseResult(Outcome.ERROR, error=_error(original))
     if isinstance(exc, SkipCase):
-        return {"outcome": "skip", "reason": clip(safe_str(exc) or "skipped", REASON_CHARS)}
+        return CaseResult(Outcome.SKIP, reason=clip(safe_str(exc) or "skipped", REASON_CHARS))
     if isinstance(exc, CheckFailed):
         if exc.category not in CATEGORIES:
             bug = CaseBug(
                 f"ctx.check was given category {str(exc.category)[:60]!r}, which is not one of "
                 f"{', '.join(CATEGORIES)}"
             )
-            return {"outcome": "error", "error": _error_fields(bug)}
-        return {
-            "outcome": "fail",
-            "stage": "check",
-            "category": exc.category,
-            "error": _error_fields(exc),
-        }
+            return CaseResult(Outcome.ERROR, error=_error(bug))
+        return _failure("check", exc.category, exc)
     if isinstance(exc, FallbackDetected):
-        return {
-            "outcome": "fail",
-            "stage": "call",
-            "category": "fallback",
-            "error": _error_fields(exc),
-        }
+        return _failure("call", "fallback", exc)
     if isinstance(exc, StageFailure):
         category, rule = classify(exc.original, exc.stage, rules)
-        return {
-            "outcome": "fail",
-            "stage": exc.stage,
-            "category": category,
-            "rule": rule,
-            "error": _error_fields(exc.original),
-        }
+        return _failure(exc.stage, category, exc.original, rule)
     if isinstance(exc, CaseBug) or (
         isinstance(exc, CASE_BUG_TYPES) and not _raised_by_framework(exc, framework)
     ):
-        return {"outcome": "error", "error": _error_fields(exc)}
+        return CaseResult(Outcome.ERROR, error=_error(exc))
     if not _raised_by_framework(exc, framework) and stage == "setup":
         # Setup code that never reached the framework (NumPy reference, our own helpers).
-        return {"outcome": "error", "error": _error_fields(exc)}
+        return CaseResult(Outcome.ERROR, error=_error(exc))
     category, rule = classify(exc, stage, rules)
-    return {
-        "outcome": "fail",
-        "stage": stage,
-        "category": category,
-        "rule": rule,
-        "error": _error_fields(exc),
-    }
+    return _failure(stage, category, exc, rule)
 
 
 class CaseFiles:
@@ -155,7 +179,9 @@ class CaseFiles:
         self.framework = framework
         self._loaded: Dict[str, Union[Dict[str, api.CaseSpec], BaseException]] = {}
 
-    def cases(self, relative: str, listed: Optional[List[str]] = None) -> Dict[str, api.CaseSpec]:
+    def cases(
+        self, relative: str, listed: Optional[Sequence[str]] = None
+    ) -> Dict[str, api.CaseSpec]:
         """The file's cases by name; raises what the import raised (an ``error`` outcome).
 
         ``listed`` is the host's reading of the file (its literal ``@case`` names); a file
@@ -209,238 +235,223 @@ class Worker:
         # The warm-phase cap the supervisor sent with the case being run (a cell budget).
         self._warm_cap_s: Optional[float] = None
 
-    def send(self, message: Dict[str, Any]) -> None:
+    def send(self, message: Message) -> None:
         data = encode(message)
         while data:
             written = os.write(self.pipe_fd, data)
             data = data[written:]
 
     def start(self, collect: bool) -> bool:
-        accelerator = self.plan["accelerator"]
-        self.adapter = make_adapter(self.plan["framework"], accelerator["flavor"], accelerator)
-        self.adapter.fallback_settings = fallback.settings_from_plan(self.plan)
+        plan = self.plan
+        acc = plan.accelerator
+        names = {"id": acc.id, "flavor": acc.flavor, "device_match": acc.device_match}
+        self.adapter = make_adapter(plan.framework, acc.flavor, {**names, "generic": acc.generic})
+        self.adapter.fallback_settings = plan.fallback.to_json()
+        self.adapter.prediction = plan.prediction
         try:
             self.adapter.load()
         except (DeviceMissing, DeviceMismatch) as exc:
-            self.send({"type": "fatal", "message": clip(str(exc), MESSAGE_CHARS)})
+            self.send(Fatal(clip(str(exc), MESSAGE_CHARS)))
             return False
         except Exception as exc:
             self.send(
-                {
-                    "type": "fatal",
-                    "message": f"{self.plan['framework']} failed to load in this cell "
+                Fatal(
+                    f"{plan.framework} failed to load in this cell "
                     f"({type(exc).__name__}: {clip(safe_str(exc), MESSAGE_CHARS)}); "
-                    "check the cell's environment",
-                }
+                    "check the cell's environment"
+                )
             )
             return False
-        env = collect_env(self.adapter, self.plan.get("timing")) if collect else None
-        self.send({"type": "hello", "pid": os.getpid(), "env": env})
+        env = collect_env(self.adapter, self._settings()) if collect else None
+        numpy = getattr(sys.modules.get("numpy"), "__version__", None)
+        self.send(
+            Hello(
+                os.getpid(),
+                env,
+                platform.python_version(),
+                numpy if isinstance(numpy, str) else None,
+            )
+        )
         return True
 
     def _context(
         self,
         adapter: Any,
-        case: Dict[str, Any],
+        case: PlanCase,
         on_stage: Optional[Callable[[str], None]],
         twin: bool = False,
     ) -> Context:
         return Context(
             adapter,
-            case["id"],
-            case["seed"],
-            self.plan["profile"],
-            "cpu" if twin else self.plan["accelerator"]["id"],
+            case.id,
+            case.seed,
+            self.plan.profile,
+            "cpu" if twin else self.plan.accelerator.id,
             self._timing(),
             on_stage=on_stage,
-            keep_output=bool(self.plan.get("differential")),
+            keep_output=self.plan.differential,
             cold_only=twin,
         )
 
-    def _timing(self) -> Optional[Dict[str, Any]]:
-        """The plan's timing settings, with the cap the supervisor sent for this case."""
-        timing = self.plan.get("timing")
-        if self._warm_cap_s is None:
-            return timing
-        return {**(timing or {}), "warm_cap_s": self._warm_cap_s}
+    def _settings(self) -> Optional[TimingSettings]:
+        return dict(self.plan.timing) if self.plan.timing else None
 
-    def _execute(self, adapter: Any, spec: api.CaseSpec, ctx: Context) -> Dict[str, Any]:
-        """Run one case body under ``adapter``; its outcome fields (no timing)."""
-        fields: Dict[str, Any]
+    def _timing(self) -> Optional[TimingSettings]:
+        """The plan's timing settings, with the cap the supervisor sent for this case."""
+        settings = self._settings()
+        if self._warm_cap_s is None:
+            return settings
+        return {**(settings or {}), "warm_cap_s": self._warm_cap_s}
+
+    def _execute(self, adapter: Any, spec: api.CaseSpec, ctx: Context) -> CaseResult:
+        """Run one case body under ``adapter``; its result (no timing)."""
         try:
             with adapter.case_scope():
                 spec.func(ctx, **spec.params)
-            if ctx.timing is None:
-                fields = {
-                    "outcome": "error",
-                    "error": {
-                        "type": "CaseBug",
-                        "message": "the case never called ctx.measure: nothing was timed",
-                        "traceback": "",
-                    },
-                }
-            else:
-                fields = {"outcome": "pass"}
         except Exception as exc:
             try:
-                fields = outcome_from_exception(
-                    exc, ctx.stage, self.plan["framework"], self.plan["rules"]
-                )
+                return outcome_from_exception(exc, ctx.stage, self.plan.framework, self.plan.rules)
             except Exception as inner:  # classifying a case's own broken exception
-                fields = {"outcome": "error", "error": _error_fields(inner)}
-        return fields
+                return CaseResult(Outcome.ERROR, error=_error(inner))
+        if ctx.timing is None:
+            return _bug("the case never called ctx.measure: nothing was timed")
+        return CaseResult(Outcome.PASS)
 
     def cpu_adapter(self) -> Any:
         """The framework's CPU, loaded once per worker, for the differential twin."""
         if self._cpu_adapter is None:
-            adapter = make_adapter(self.plan["framework"], "cpu", {"id": "cpu", "flavor": "cpu"})
+            adapter = make_adapter(self.plan.framework, "cpu", {"id": "cpu", "flavor": "cpu"})
             adapter.load()
             self._cpu_adapter = adapter
         return self._cpu_adapter
 
     def _differential(
-        self, fields: Dict[str, Any], spec: api.CaseSpec, case: Dict[str, Any], ctx: Context
-    ) -> None:
-        """Run the case's CPU twin and fold what it says into ``fields`` (differential.py)."""
+        self, result: CaseResult, spec: api.CaseSpec, case: PlanCase, ctx: Context
+    ) -> CaseResult:
+        """Run the case's CPU twin and fold what it says into ``result`` (differential.py)."""
         try:
             adapter = self.cpu_adapter()
         except Exception as exc:
-            fields["cpu_reference"] = {
-                "outcome": "error",
-                "message": clip(f"the CPU could not be loaded: {safe_str(exc)}", MESSAGE_CHARS),
-                "compared": False,
-            }
-            return
+            message = clip(f"the CPU could not be loaded: {safe_str(exc)}", MESSAGE_CHARS)
+            return replace(
+                result, cpu_reference=CpuReference(Outcome.ERROR, message=message, compared=False)
+            )
         twin_ctx = self._context(adapter, case, None, twin=True)
         twin = self._execute(adapter, spec, twin_ctx)
-        reference, mismatch = cpu_reference(fields, twin, ctx, twin_ctx)
-        fields["cpu_reference"] = reference
-        if mismatch is not None:
-            fields.update(
-                {
-                    "outcome": "fail",
-                    "stage": "check",
-                    "category": "precision",
-                    "error": {
-                        "type": "portbench.DifferentialMismatch",
-                        "message": clip(mismatch, MESSAGE_CHARS),
-                        "traceback": "",
-                    },
-                }
-            )
-
-    def run_case(
-        self, entry: CaseEntry, files: CaseFiles, on_stage: Optional[Callable[[str], None]] = None
-    ) -> Dict[str, Any]:
-        case = entry["case"]
-        ctx = self._context(self.adapter, case, on_stage)
-        function = entry["function"]
-        if function.get("census") is not None:
-            return self._predicted(self.run_census_case(ctx, entry), ctx)
-        try:
-            specs = files.cases(function["case_file"], function.get("file_cases"))
-        except BaseException as exc:
-            return {"outcome": "error", "error": _error_fields(exc), "timing": None}
-        spec = specs.get(case["name"])
-        if spec is None:
-            message = f"case {case['name']!r} is not registered by {function['case_file']}"
-            return {
-                "outcome": "error",
-                "error": {"type": "LookupError", "message": message, "traceback": ""},
-            }
-        fields = self._execute(self.adapter, spec, ctx)
-        if self.plan.get("differential") and fields["outcome"] in ("pass", "fail"):
-            if on_stage is not None:
-                on_stage("check")  # a crash in the CPU twin is recorded at the check stage
-            self._differential(fields, spec, case, ctx)
-        fields["timing"] = ctx.timing
-        # Cut back here too: a case may have replaced ctx.evidence with something that
-        # would not even fit in one protocol message.
-        try:
-            evidence = fallback.clean_evidence(ctx.evidence)
-        except Exception:  # planted objects whose str() raises
-            evidence = None
-        if evidence is not None:
-            fields["evidence"] = evidence
-        return self._predicted(fields, ctx)
-
-    def _predicted(self, fields: Dict[str, Any], ctx: Context) -> Dict[str, Any]:
-        """A predicted cell's record fields (prediction.py); an observed cell's unchanged."""
-        return prediction.fold(
-            fields,
-            ctx.look,
-            self.adapter.fallback_settings.get("predict"),
-            lambda exc, stage: list(classify(exc, stage, self.plan["rules"])),
-            _error_fields,
+        reference, mismatch = cpu_reference(result, twin, ctx, twin_ctx)
+        result = replace(result, cpu_reference=reference)
+        if mismatch is None:
+            return result
+        error = ErrorInfo("portbench.DifferentialMismatch", clip(mismatch, MESSAGE_CHARS))
+        return replace(
+            result,
+            outcome=Outcome.FAIL,
+            stage=Stage.CHECK,
+            category=Category.PRECISION,
+            error=error,
         )
 
-    def run_census_case(self, ctx: Context, entry: CaseEntry) -> Dict[str, Any]:
+    def run_case(
+        self,
+        function: PlanFunction,
+        case: PlanCase,
+        files: CaseFiles,
+        on_stage: Optional[Callable[[str], None]] = None,
+    ) -> CaseResult:
+        ctx = self._context(self.adapter, case, on_stage)
+        if function.census is not None:
+            return self._predicted(self.run_census_case(ctx, function, case), ctx)
+        try:
+            specs = files.cases(function.case_file, function.file_cases)
+        except BaseException as exc:
+            return CaseResult(Outcome.ERROR, error=_error(exc))
+        spec = specs.get(case.name)
+        if spec is None:
+            message = f"case {case.name!r} is not registered by {function.case_file}"
+            return CaseResult(Outcome.ERROR, error=ErrorInfo("LookupError", message))
+        result = self._execute(self.adapter, spec, ctx)
+        if self.plan.differential and result.outcome in (Outcome.PASS, Outcome.FAIL):
+            if on_stage is not None:
+                on_stage("check")  # a crash in the CPU twin is recorded at the check stage
+            result = self._differential(result, spec, case, ctx)
+        return self._predicted(self._with_measurement(result, ctx), ctx)
+
+    def _predicted(self, result: CaseResult, ctx: Context) -> CaseResult:
+        """A predicted cell's result (prediction.py); an observed cell's unchanged."""
+        return prediction.fold(
+            result,
+            ctx.look,
+            self.plan.prediction,
+            lambda exc, stage: classify(exc, stage, self.plan.rules),
+            _error,
+        )
+
+    def _with_measurement(self, result: CaseResult, ctx: Context) -> CaseResult:
+        """``result`` with the context's timing and evidence, each read as the contract
+        says; a case that replaced them with something else broke its own report."""
+        try:
+            # In-process floats may be NaN or infinite: named as strict JSON names them.
+            timing = None if ctx.timing is None else Timing.from_json(strict(ctx.timing), "timing")
+        except ContractError as exc:
+            return _bug(f"the case's timing cannot be reported ({str(exc)[:200]})")
+        try:
+            # Cut back here: a case may have replaced ctx.evidence with something that
+            # would not even fit in one protocol message.
+            cleaned = fallback.clean_evidence(ctx.evidence)
+            evidence = None if cleaned is None else Evidence.from_json(strict(cleaned), "evidence")
+        except Exception:  # planted objects whose str() raises, shapes that do not read
+            evidence = None
+        return result.measured(timing, evidence, result.started_at, result.duration_s)
+
+    def run_census_case(self, ctx: Context, function: PlanFunction, case: PlanCase) -> CaseResult:
         """A census case: an entry of the framework's own database, not a case file."""
         from .census.case import run_census_case
 
         try:
-            return run_census_case(
-                self.adapter, ctx, entry["function"], entry["case"], self.plan, _error_fields
-            )
+            result = run_census_case(self.adapter, ctx, function, case, self.plan, _error)
         except Exception as exc:
             try:
-                fields = outcome_from_exception(
-                    exc, ctx.stage, self.plan["framework"], self.plan["rules"]
+                result = outcome_from_exception(
+                    exc, ctx.stage, self.plan.framework, self.plan.rules
                 )
             except Exception as inner:
-                fields = {"outcome": "error", "error": _error_fields(inner)}
-            fields["timing"] = ctx.timing
-            return fields
+                result = CaseResult(Outcome.ERROR, error=_error(inner))
+        return self._with_measurement(result, ctx)
 
-    def report(self, case_id: str, fields: Dict[str, Any]) -> None:
+    def report(self, case_id: str, result: CaseResult) -> None:
         """Send a case's result; a result JSON cannot carry is the case's bug, sent as error."""
         try:
-            data = encode({"type": "result", "case": case_id, "outcome": fields})
+            data = encode(Result(case_id, result))
         except (TypeError, ValueError) as exc:
             bug = CaseBug(f"the case's result cannot be reported ({safe_str(exc)[:200]})")
-            data = encode(
-                {
-                    "type": "result",
-                    "case": case_id,
-                    "outcome": {"outcome": "error", "error": _error_fields(bug), "timing": None},
-                }
-            )
+            data = encode(Result(case_id, CaseResult(Outcome.ERROR, error=_error(bug))))
         while data:
             written = os.write(self.pipe_fd, data)
             data = data[written:]
 
-    def serve(self, commands: Any) -> None:
+    def serve(self, commands: Iterable[bytes]) -> None:
         """Run each case the supervisor asks for, until ``stop`` or the end of stdin."""
-        entries = self.plan_index()
-        files = CaseFiles(self.plan["manifest_root"], self.plan["framework"])
+        files = CaseFiles(self.plan.manifest_root, self.plan.framework)
         for raw in commands:
             try:
-                command = decode(raw, ("run", "stop"))
-            except ProtocolError:
+                command = decode(raw, COMMANDS)
+            except ContractError:
                 break  # only the supervisor writes our stdin: it is gone or confused
-            if command["type"] == "stop" or command.get("case") not in entries:
+            if not isinstance(command, Run) or command.case not in self.plan:
                 break
-            case_id = command["case"]
-            cap = command.get("warm_cap_s")
-            self._warm_cap_s = float(cap) if isinstance(cap, (int, float)) else None
-            self.send({"type": "start", "case": case_id})
+            case_id = command.case
+            self._warm_cap_s = command.warm_cap_s
+            self.send(Start(case_id))
             started = time.time()
 
             def on_stage(stage: str, case_id: str = case_id) -> None:
-                self.send({"type": "stage", "case": case_id, "stage": stage})
+                self.send(StageReached(case_id, Stage(stage)))
 
-            fields = self.run_case(entries[case_id], files, on_stage)
-            fields["started_at"] = started
-            fields["duration_s"] = time.time() - started
-            self.report(case_id, fields)
-        self.send({"type": "bye"})
-
-    def plan_index(self) -> Dict[str, CaseEntry]:
-        index: Dict[str, CaseEntry] = {}
-        for function in self.plan["functions"]:
-            for case in function["cases"]:
-                index[case["id"]] = {"function": function, "case": case}
-        return index
+            function, case = self.plan.entry(case_id)
+            result = self.run_case(function, case, files, on_stage)
+            duration = time.time() - started
+            self.report(case_id, result.measured(result.timing, result.evidence, started, duration))
+        self.send(Bye())
 
 
 def run_worker(plan_path: str, pipe_fd: int, collect_env_flag: bool, parent: int) -> int:
@@ -449,5 +460,6 @@ def run_worker(plan_path: str, pipe_fd: int, collect_env_flag: bool, parent: int
     worker = Worker(plan, pipe_fd)
     if not worker.start(collect_env_flag):
         return 3
-    worker.serve(sys.stdin.buffer)
+    stdin: BinaryIO = sys.stdin.buffer
+    worker.serve(stdin)
     return 0

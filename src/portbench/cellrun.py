@@ -8,11 +8,12 @@ from __future__ import annotations
 
 import secrets
 import time
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from pathlib import Path
-from typing import Any
 
 from rich.console import Console
+
+from portbench_runner.contract import Plan, SessionStatus, shown
 
 from .accelerators import get_accelerator, require_present
 from .backends import Backend, BuildOptions, PreparedEnvironment, make_backend
@@ -24,10 +25,10 @@ from .errors import (
 )
 from .manifest import FRAMEWORKS, load_manifest
 from .outcomes import FUNCTION_OUTCOMES, function_outcomes
-from .paths import results_dir
-from .plan import CellSpec, PlanOptions, compile_plan, plan_case_count, read_plan
+from .paths import manifests_dir, results_dir
+from .plan import CellSpec, PlanOptions, check_case_files, compile_plan, read_plan
 from .profiles import check_profile
-from .results import read_results
+from .results import CaseRecord, read_results
 from .session import run_session
 from .writable import make_dir, require_writable
 
@@ -56,9 +57,12 @@ class BenchRequest:
     python: str | None = None
     """host backend only: the interpreter to run the cell with (default: this one)."""
     build: BuildOptions = field(default_factory=BuildOptions)
-    seed_records: tuple[dict[str, Any], ...] = ()
+    seed_records: tuple[CaseRecord, ...] = ()
     """Records of this cell kept elsewhere (the head of a cluster, resuming a cell on another
     node): stored in the new cell directory first, so only the other cases run."""
+    plan: Plan | None = None
+    """The plan compiled elsewhere (a Ray head's, sent whole): run as it is, not compiled
+    again; its case files must hash here as they did there."""
 
 
 @dataclass(frozen=True)
@@ -143,11 +147,29 @@ def _cell_dir(request: BenchRequest, cell: CellSpec) -> tuple[Path, bool]:
     return cell_dir, False
 
 
-def _resumed_plan(path: Path, cell: CellSpec) -> dict[str, Any]:
+def _resumed_plan(path: Path, cell: CellSpec) -> Plan:
     plan = read_plan(path)
-    if plan.get("cell") != cell.cell_id:
-        raise UsageError(f"{path} is the plan of {plan.get('cell')}, not {cell.cell_id}")
+    if plan.cell != cell.cell_id:
+        raise UsageError(f"{path} is the plan of {plan.cell}, not {cell.cell_id}")
     return plan
+
+
+def _compiled(request: BenchRequest, cell: CellSpec) -> Plan:
+    """The plan of a new cell: the one sent with the request (its case files checked), or
+    compiled here from the manifest."""
+    sent = request.plan
+    if sent is not None:
+        if sent.cell != cell.cell_id:
+            raise UsageError(f"the plan sent is of {sent.cell}, not {cell.cell_id}")
+        check_case_files(sent, manifests_dir() / request.framework)
+        # The plan names the backend that runs it (where the head left the choice to here).
+        rerun = cell.rerun_prefix("bench", *sent.fallback.cli_args())
+        return replace(sent, backend=cell.backend, rerun_prefix=rerun)
+    from .rules import load_rules
+
+    return compile_plan(
+        cell, load_manifest(request.framework), load_rules(request.framework), request.options
+    )
 
 
 def open_cell(
@@ -193,55 +215,39 @@ def run_cell(request: BenchRequest, console: Console) -> CellRunResult:
     )
     accelerator = cell.accelerator
     cell_dir, resuming = _cell_dir(request, cell)
-    plan: dict[str, Any]
-    if resuming:
-        plan = _resumed_plan(cell_dir / "plan.json", cell)
-    else:
-        from .rules import load_rules
-
-        # Compiled (and refused, if it selects nothing) before anything is built or made.
-        plan = compile_plan(
-            cell, load_manifest(request.framework), load_rules(request.framework), request.options
-        )
+    # Compiled (and refused, if it selects nothing) before anything is built or made.
+    plan = _resumed_plan(cell_dir / "plan.json", cell) if resuming else _compiled(request, cell)
     # Writable before anything is built; checked without creating the directory, so that a
     # build that fails leaves no empty cell directory behind.
     where = writable_hint(resuming)
     require_writable(cell_dir, where)
     prepared = backend.prepare(request.framework, accelerator.flavor, request.profile)
     if not resuming:
-        plan = {
-            **plan,
-            "manifest_root": prepared.manifest_root or plan["manifest_root"],
-            "image": prepared.image,
-            "installer": prepared.installer,
-        }
+        plan = plan.in_environment(prepared.cell_environment)
         make_dir(cell_dir, where)
         if request.seed_records:
             _seed(cell_dir, plan, request.seed_records)
     return execute_cell(cell.cell_id, backend, prepared, plan, cell_dir, resuming, console)
 
 
-def _seed(cell_dir: Path, plan: dict[str, Any], records: tuple[dict[str, Any], ...]) -> None:
-    """Store records made elsewhere, each checked as the cell's own would be: valid, of this
-    cell and plan, of the same case file, first for its case."""
-    from .results import CaseRecord, CellWriter, RecordInvalid
+def _seed(cell_dir: Path, plan: Plan, records: tuple[CaseRecord, ...]) -> None:
+    """Store records made elsewhere, each checked as the cell's own would be: of this cell
+    and plan, of the same case file, first for its case."""
+    from .results import CellWriter, RecordInvalid
 
-    hashes = {c["id"]: f.get("case_file_sha256") for f in plan["functions"] for c in f["cases"]}
     with CellWriter(cell_dir, plan) as writer:
-        for obj in records:
-            try:
-                record = CaseRecord.from_json(obj)
-            except RecordInvalid as exc:
-                raise UsageError(f"a record to resume from is not valid ({exc})") from None
-            if record.case in hashes and record.raw.get("case_file_sha256") != hashes[record.case]:
-                raise UsageError(
-                    f"{record.case} was recorded with another case file than this machine "
-                    "has; run the same portbench version on every node"
-                )
+        for record in records:
+            if record.case in plan:
+                function, _ = plan.entry(record.case)
+                if record.case_file_sha256 != function.case_file_sha256:
+                    raise UsageError(
+                        f"{shown(record.case)} was recorded with another case file than this "
+                        "machine has; run the same portbench version on every node"
+                    )
             if record.case in writer.recorded:
                 continue
             try:
-                writer.store_host_record(obj)
+                writer.store_host_record(record)
             except RecordInvalid as exc:
                 raise UsageError(f"a record to resume from does not fit the plan ({exc})") from None
         if writer.failure is not None:
@@ -252,14 +258,14 @@ def execute_cell(
     cell_id: str,
     backend: Backend,
     prepared: PreparedEnvironment,
-    plan: dict[str, Any],
+    plan: Plan,
     cell_dir: Path,
     resuming: bool,
     console: Console,
 ) -> CellRunResult:
     """Run a compiled plan in a prepared environment (a new cell, a resumed one or a rerun)
     and summarize what was recorded; raises when the cell stopped early."""
-    total = plan_case_count(plan)
+    total = plan.case_count
     console.print(f"[bold]{cell_id}[/] on {prepared.description}: {total} cases → {cell_dir}")
     started = time.monotonic()
     try:
@@ -273,11 +279,11 @@ def execute_cell(
         ) from None
     status, ended, writer = session.status, session.ended, session.writer
     wall_s = time.monotonic() - started
-    read = read_results(cell_dir / "results.jsonl")
-    records = read.dicts()
+    read = read_results(cell_dir / "results.jsonl", writer.kind)
+    records = read.records
     # cpu_too: of the failed cases, those whose CPU twin failed too (counted in fail as well).
     case_counts = dict.fromkeys(("pass", "fail", "skip", "error", "cpu_too"), 0)
-    for record in read.records:
+    for record in records:
         case_counts[record.outcome.value] += 1
         case_counts["cpu_too"] += int(record.fails_on_cpu)
     function_counts = dict.fromkeys(FUNCTION_OUTCOMES, 0)
@@ -285,17 +291,19 @@ def execute_cell(
         function_counts[outcome] += 1
     result = CellRunResult(cell_dir, status, case_counts, function_counts, wall_s, read.skipped)
     if read.skipped:
-        console.print(f"[yellow]note:[/] {read.summary(cell_dir / 'results.jsonl')}")
+        console.print(
+            f"[yellow]note:[/] {read.summary(cell_dir / 'results.jsonl')}", soft_wrap=True
+        )
     if writer.failure is not None:
         raise writer.failure
-    if status == 130 or ended.get("status") == "interrupted":
+    if status == 130 or ended.status is SessionStatus.INTERRUPTED:
         raise CellInterrupted(
             f"interrupted: {len(records)} of {total} cases are recorded in {cell_dir}; "
             f"resume with --resume {cell_dir.parent}",
             run_dir=cell_dir.parent,
         )
-    if status != 0 or ended.get("status") != "complete":
-        reason = ended.get("reason") or f"exit {status}"
+    if status != 0 or not ended.complete:
+        reason = ended.reason or f"exit {status}"
         raise CellFailed(
             f"cell {cell_id} stopped early ({reason}); {len(records)} records kept in "
             f"{cell_dir}, resume with --resume {cell_dir.parent}",

@@ -35,6 +35,9 @@ COMMAND_MODULES = (
     "portbench.images.commands",
     "portbench.report.commands",
     "portbench.sampling.commands",
+    "portbench.store.commands",
+    "portbench.scoreboard.commands",
+    "portbench.scan.commands",
 )
 
 

@@ -14,18 +14,16 @@ from __future__ import annotations
 import ast
 import copy
 import hashlib
-import importlib.util
 import os
 import re
 import tomllib
 from dataclasses import dataclass, field
-from functools import cache
 from pathlib import Path
 from types import ModuleType
-from typing import Any
+from typing import Any, TypedDict, cast
 
 from .errors import ManifestError, UsageError
-from .paths import manifests_dir, runners_dir
+from .paths import manifests_dir
 
 __all__ = [
     "FRAMEWORKS",
@@ -55,6 +53,22 @@ _FIELDS: dict[str, type | tuple[type, ...]] = {
     "untested": dict,
     "timeout_s": (int, float),
 }
+
+
+class _Entry(TypedDict, total=False):
+    """A [[function]] table as ``_check_entry`` has checked it (keys and types: _FIELDS)."""
+
+    function: str
+    study_test_file: str
+    stratum: str
+    frequency: int
+    frequency_rank: int
+    case_file: str
+    paper_label: str
+    notes: str
+    replaced: bool
+    untested: dict[str, str]
+    timeout_s: float
 
 
 @dataclass(frozen=True)
@@ -92,7 +106,7 @@ class Manifest:
     framework: str
     root: Path
     functions: tuple[FunctionEntry, ...]
-    provenance: dict[str, Any] = field(default_factory=dict)
+    provenance: dict[str, object] = field(default_factory=dict)
     """Where the sample came from (``portbench sample`` writes it: corpus, its hash, seed,
     enumeration file, replacements); kept as written."""
 
@@ -106,26 +120,21 @@ def _literal_str(node: ast.AST) -> str | None:
     return None
 
 
-@cache
 def _runner_api() -> ModuleType:
-    # The runner's own expansion, loaded by path (the runner package is stdlib-only and not
-    # installed), so a sweep's names on the host are exactly those the worker registers.
-    spec = importlib.util.spec_from_file_location(
-        "_portbench_runner_api", runners_dir() / "portbench_runner" / "api.py"
-    )
-    assert spec is not None and spec.loader is not None
-    module = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(module)
-    return module
+    # The runner's own expansion, so a sweep's names on the host are exactly those the
+    # worker registers.
+    from portbench_runner import api
+
+    return api
 
 
 def _module_constants(
     tree: ast.Module, folder: Path, seen: frozenset[str] = frozenset()
-) -> dict[str, Any]:
+) -> dict[str, object]:
     """Top-level ``NAME = <literal>`` assignments, so sweeps can share a dtype list, and names
     imported with ``from _helper import NAME [as ALIAS]`` from a helper module beside the
     case file (read the same way, never run), so case files share one list across a folder."""
-    constants: dict[str, Any] = {}
+    constants: dict[str, object] = {}
     for node in tree.body:
         if isinstance(node, ast.ImportFrom) and node.level == 0 and node.module:
             constants.update(_imported_constants(node, folder, seen))
@@ -141,7 +150,9 @@ def _module_constants(
     return constants
 
 
-def _imported_constants(node: ast.ImportFrom, folder: Path, seen: frozenset[str]) -> dict[str, Any]:
+def _imported_constants(
+    node: ast.ImportFrom, folder: Path, seen: frozenset[str]
+) -> dict[str, object]:
     """The literal constants ``node`` imports from a helper module in ``folder`` (if any)."""
     module = node.module or ""
     helper = folder / f"{module}.py"
@@ -159,7 +170,7 @@ def _imported_constants(node: ast.ImportFrom, folder: Path, seen: frozenset[str]
     }
 
 
-def _literal(node: ast.expr, constants: dict[str, Any]) -> Any:
+def _literal(node: ast.expr, constants: dict[str, object]) -> Any:
     """A literal, a top-level constant of the file, or ``a + b`` of those (list concatenation)."""
     if isinstance(node, ast.Name) and node.id in constants:
         return constants[node.id]
@@ -169,15 +180,15 @@ def _literal(node: ast.expr, constants: dict[str, Any]) -> Any:
 
 
 def _sweep_cases(
-    path: Path, deco: ast.Call, constants: dict[str, Any]
-) -> list[tuple[str, dict[str, Any]]]:
+    path: Path, deco: ast.Call, constants: dict[str, object]
+) -> list[tuple[str, dict[str, object]]]:
     """(name, parameters) of each case a ``@sweep("{a}-{b}", a=[...], b=[...],
     exclude=[...])`` declares."""
     where = f"{path}:{deco.lineno}"
     template = _literal_str(deco.args[0]) if len(deco.args) == 1 else None
     if template is None:
         raise ManifestError(f"{where}: @sweep needs one literal string name template")
-    params: dict[str, Any] = {}
+    params: dict[str, object] = {}
     for keyword in deco.keywords:
         if keyword.arg is None:
             raise ManifestError(f"{where}: @sweep takes literal keywords, not **mappings")
@@ -256,7 +267,7 @@ def read_case_code(path: Path) -> dict[str, str]:
     return dict(zip(names, hashes))
 
 
-def _check_entry(raw: Any, where: str) -> dict[str, Any]:
+def _check_entry(raw: object, where: str) -> _Entry:
     if not isinstance(raw, dict):
         raise ManifestError(f"{where}: each [[function]] must be a table")
     for key in ("function", "study_test_file", "stratum", "case_file"):
@@ -272,7 +283,10 @@ def _check_entry(raw: Any, where: str) -> dict[str, Any]:
         raise ManifestError(
             f"{where}: unknown stratum {raw['stratum']!r} (allowed: top<K>, {', '.join(STRATA[1:])})"
         )
-    return raw
+    untested = raw.get("untested", {})
+    if not all(isinstance(v, str) for v in untested.values()):
+        raise ManifestError(f"{where}: 'untested' maps profiles to reasons (strings)")
+    return cast(_Entry, raw)
 
 
 def _case_path(folder: Path, case_file: str, where: str) -> Path:
@@ -338,26 +352,26 @@ def load_manifest(framework: str, root: Path | None = None) -> Manifest:
     for index, raw in enumerate(data.get("function", [])):
         name = raw.get("function", f"#{index + 1}") if isinstance(raw, dict) else f"#{index + 1}"
         where = f"{path}: function '{name}'"
-        raw = _check_entry(raw, where)
-        case_path = _case_path(folder, raw["case_file"], where)
+        checked = _check_entry(raw, where)
+        case_path = _case_path(folder, checked["case_file"], where)
         if not case_path.is_file():
-            raise ManifestError(f"{where}: case file {raw['case_file']} does not exist")
+            raise ManifestError(f"{where}: case file {checked['case_file']} does not exist")
         code = read_case_code(case_path)
         cases = list(code)
         entry = FunctionEntry(
-            function=raw["function"],
-            study_test_file=raw["study_test_file"],
-            stratum=raw["stratum"],
-            frequency=raw.get("frequency"),
-            frequency_rank=raw.get("frequency_rank"),
-            case_file=raw["case_file"],
+            function=checked["function"],
+            study_test_file=checked["study_test_file"],
+            stratum=checked["stratum"],
+            frequency=checked.get("frequency"),
+            frequency_rank=checked.get("frequency_rank"),
+            case_file=checked["case_file"],
             cases=tuple(cases),
             case_file_sha256=hashlib.sha256(case_path.read_bytes()).hexdigest(),
-            paper_label=raw.get("paper_label", ""),
-            notes=raw.get("notes", ""),
-            replaced=raw.get("replaced", False),
-            untested=dict(raw.get("untested", {})),
-            timeout_s=raw.get("timeout_s"),
+            paper_label=checked.get("paper_label", ""),
+            notes=checked.get("notes", ""),
+            replaced=checked.get("replaced", False),
+            untested=dict(checked.get("untested", {})),
+            timeout_s=checked.get("timeout_s"),
             case_code_sha256=code,
         )
         if entry.key in keys:

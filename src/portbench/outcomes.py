@@ -11,17 +11,19 @@
                 only the cases the CPU does not fail; the function stays in the denominator
                 in its own "fails on the CPU too" bucket.
 
-Case outcomes are :class:`portbench.results.Outcome` values; records may be typed
-(:class:`portbench.results.CaseRecord`) or the JSON objects the report reads.
+Case outcomes are :class:`portbench.results.Outcome` values; records are typed (a cell's
+:class:`~portbench.results.CaseRecord` or a study cell's
+:class:`~portbench.results.StudyRecord`).
 """
 
 from __future__ import annotations
 
 from collections import Counter
-from collections.abc import Iterable, Mapping
-from typing import Any
+from collections.abc import Iterable
 
-from .results import CaseRecord, Outcome
+from portbench_runner.contract import Plan, StudyPlan
+
+from .results import AnyRecord, Outcome
 
 __all__ = [
     "CASE_OUTCOMES",
@@ -56,31 +58,16 @@ def function_outcome(case_outcomes: Iterable[str | Outcome]) -> str:
     return "cpu_too" if shared else "untested"
 
 
-def _fails_on_cpu(record: Mapping[str, Any]) -> bool:
-    reference = record.get("cpu_reference")
-    return (
-        record.get("outcome") == "fail"
-        and isinstance(reference, Mapping)
-        and reference.get("outcome") == "fail"
-    )
-
-
-def _key_and_outcome(record: CaseRecord | Mapping[str, Any]) -> tuple[tuple[str, str | None], str]:
-    if isinstance(record, CaseRecord):
-        outcome = CPU_TOO if record.fails_on_cpu else record.outcome.value
-        return (record.function, record.study_test_file), outcome
-    outcome = CPU_TOO if _fails_on_cpu(record) else record["outcome"]
-    return (record["function"], record.get("study_test_file")), outcome
-
-
 def function_outcomes(
-    plan: Mapping[str, Any], records: Iterable[CaseRecord | Mapping[str, Any]]
+    plan: Plan | StudyPlan | None, records: Iterable[AnyRecord]
 ) -> dict[tuple[str, str | None], str]:
-    """Outcome per (function, study_test_file) for every function the plan lists."""
+    """Outcome per (function, study_test_file) for every function the plan lists (and any
+    other a record names)."""
+    functions = () if plan is None else plan.functions
     by_key: dict[tuple[str, str | None], list[str]] = {
-        (f["function"], f.get("study_test_file")): [] for f in plan["functions"]
+        (f.function, f.study_test_file): [] for f in functions
     }
     for record in records:
-        key, outcome = _key_and_outcome(record)
-        by_key.setdefault(key, []).append(outcome)
+        outcome = CPU_TOO if record.fails_on_cpu else record.outcome.value
+        by_key.setdefault((record.function, record.study_test_file), []).append(outcome)
     return {key: function_outcome(outcomes) for key, outcomes in by_key.items()}

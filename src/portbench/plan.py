@@ -1,66 +1,82 @@
-"""Compiling a cell (manifest + profile + accelerator + settings) into the runner's JSON plan.
+"""Compiling a cell (manifest + profile + accelerator + settings) into its plan.
 
-Plan schema history (keep in step with runners/portbench_runner/plan.py):
-  1 - first version.
-  2 - ``file_cases`` per function (every case its file registers, as the host reads it, so
-      the worker can refuse a file that registers cases at run time); ``cases_per_worker``
-      (0: a worker runs cases until it dies; 1: every case in a fresh worker process);
-      ``differential`` (optional, default false: each passing or failing case is run again
-      on the framework's CPU in the same worker and compared; on by default off the CPU);
-      ``cell_budget_s`` (optional: the cell's wall-time cap; the supervisor gives each case's
-      warm timing a share of what is left, so a cell ends near it with thinner timings
-      instead of running long; null or absent: no cap).
-      ``fallback`` (optional, #20): ``mode`` "mark" (a case whose work ran partly on the host
-      passes with a mark in its evidence) or "fail" (it fails as ``fallback``),
-      ``soft_placement`` (TensorFlow's soft device placement, off by default) and
-      ``lower_for`` (JAX: the platform the evidence probe lowers for, default the cell's).
-      A plan without it means mark, soft placement off, the cell's own platform.
-      Optional ``label`` (a string the user chose, ``--label``): the report names the run by
-      it; absent when none was given, so plans without one read as before.
-  3 - ``census`` (census cells only: the database, its version, the listing's hash, the
-      dtypes tried, timing on or off, samples per case, folders the worker adds to its
-      path); census functions carry a ``census`` entry in place of a case file.
+The plan is the contract's typed, frozen :class:`~portbench_runner.contract.Plan` (its
+schema history lives there). It is compiled here, once; what a backend adds once the
+cell's environment is prepared goes in through ``Plan.in_environment`` (one typed step,
+taken by bench, census, rerun and a Ray node alike); it is written to plan.json once.
 """
 
 from __future__ import annotations
 
+import hashlib
 import json
 import os
 import shlex
 import zlib
+from collections.abc import Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+
+from portbench_runner.contract import (
+    DEFAULT_CASE_TIMEOUT_S,
+    DEFAULT_CELL_BUDGET_S,
+    DEFAULT_GRACE_S,
+    DEFAULT_MAX_RESTARTS,
+    DEFAULT_SEED,
+    DEFAULT_WORKER_START_S,
+    DOCUMENT,
+    LOWERING_PLATFORMS,
+    PLAN_SCHEMA,
+    ContractError,
+    FallbackMode,
+    FallbackSettings,
+    ImageRef,
+    LineRefused,
+    MutationSettings,
+    Plan,
+    PlanAccelerator,
+    PlanCase,
+    PlanFunction,
+    PlanInvalid,
+    PredictionSettings,
+    Provenance,
+    Rule,
+    StudyPlan,
+    Timeouts,
+    TimingSettings,
+    is_study_plan,
+    read_json,
+)
 
 from . import __version__
 from .accelerators import Accelerator
-from .errors import UsageError
-from .manifest import Manifest
+from .errors import PlanError, ResultsError, UsageError
+from .manifest import FunctionEntry, Manifest
 
 __all__ = [
+    "DEFAULT_CASE_TIMEOUT_S",
     "DEFAULT_CELL_BUDGET_S",
+    "DEFAULT_SEED",
     "FALLBACK_MODES",
     "LOWERING_PLATFORMS",
     "PLAN_SCHEMA",
     "CellSpec",
     "FallbackOptions",
+    "Plan",
     "PlanOptions",
     "case_seed",
+    "check_case_files",
     "check_label",
     "compile_plan",
-    "fallback_cli_args",
-    "plan_case_count",
-    "plan_document",
+    "new_plan",
+    "plan_accelerator",
     "plan_from_case_files",
+    "read_any_plan",
+    "read_plan",
     "write_plan",
 ]
 
-PLAN_SCHEMA = 3
-DEFAULT_SEED = 20230101
-DEFAULT_CASE_TIMEOUT_S = 900.0  # the study's per-test timeout (15 min)
 MAX_LABEL = 80
-#: A cell's wall-time cap: a CPU cell of the widened manifests stays under 10 minutes.
-DEFAULT_CELL_BUDGET_S = 540.0
 
 
 @dataclass(frozen=True)
@@ -97,14 +113,13 @@ class CellSpec:
         )
 
 
-FALLBACK_MODES = ("mark", "fail")
-#: Platforms JAX can lower a program for without having the hardware.
-LOWERING_PLATFORMS = ("cpu", "cuda", "rocm", "tpu")
+FALLBACK_MODES = tuple(m.value for m in FallbackMode)
 
 
 @dataclass(frozen=True)
 class FallbackOptions:
-    """What a cell does with work that ran on the host (plan key ``fallback``)."""
+    """What a cell does with work that ran on the host (plan key ``fallback``), as the
+    command line gives it: checked here, so a bad value is one sentence."""
 
     mode: str = "mark"
     """``mark``: such a case passes with a mark; ``fail``: it fails as ``fallback``."""
@@ -125,31 +140,8 @@ class FallbackOptions:
                 f"{', '.join(LOWERING_PLATFORMS)}"
             )
 
-    def cli_args(self) -> list[str]:
-        """The bench flags that give these settings, so a case's rerun command keeps them."""
-        args = [] if self.mode == "mark" else ["--fallback", self.mode]
-        args += ["--soft-placement"] if self.soft_placement else []
-        return args + (["--lower-for", self.lower_for] if self.lower_for else [])
-
-    def to_plan(self) -> dict[str, Any]:
-        return {
-            "mode": self.mode,
-            "soft_placement": self.soft_placement,
-            "lower_for": self.lower_for,
-        }
-
-
-def fallback_cli_args(plan: dict[str, Any]) -> list[str]:
-    """The bench flags of a compiled plan's fallback settings (none for an older plan)."""
-    given = plan.get("fallback")
-    if not isinstance(given, dict):
-        return []
-    lower_for = given.get("lower_for")
-    return FallbackOptions(
-        mode=str(given.get("mode", "mark")),
-        soft_placement=bool(given.get("soft_placement")),
-        lower_for=lower_for if isinstance(lower_for, str) else None,
-    ).cli_args()
+    def settings(self) -> FallbackSettings:
+        return FallbackSettings(FallbackMode(self.mode), self.soft_placement, self.lower_for)
 
 
 @dataclass(frozen=True)
@@ -158,14 +150,20 @@ class PlanOptions:
     cases: tuple[str, ...] = ()
     seed: int = DEFAULT_SEED
     case_timeout_s: float = DEFAULT_CASE_TIMEOUT_S
-    worker_start_s: float = 600.0
-    grace_s: float = 5.0
-    max_restarts: int = 3
+    worker_start_s: float = DEFAULT_WORKER_START_S
+    grace_s: float = DEFAULT_GRACE_S
+    max_restarts: int = DEFAULT_MAX_RESTARTS
     cases_per_worker: int = 0
-    timing: dict[str, float] = field(default_factory=dict)
-    image: dict[str, Any] | None = None
+    timing: TimingSettings = field(default_factory=dict)
+    image: ImageRef | None = None
     label: str | None = None
     fallback: FallbackOptions = field(default_factory=FallbackOptions)
+    provenance: Provenance | None = None
+    """The release a cell names and the lock that installs it (issue 28)."""
+    prediction: PredictionSettings | None = None
+    """A cell that predicts a target instead of running on it (issue 30)."""
+    mutation: MutationSettings | None = None
+    """A mutation run's settings (issue 33)."""
 
     differential: bool | None = None
     """Run each case's CPU twin and compare; None: wherever the accelerator is not the CPU."""
@@ -191,13 +189,39 @@ def case_seed(seed: int, case_id: str) -> int:
     return zlib.crc32(f"{seed}:{case_id}".encode()) & 0x7FFFFFFF
 
 
+def _planned(
+    entry: FunctionEntry, names: list[str], profile: str, options: PlanOptions
+) -> PlanFunction:
+    cases = tuple(
+        PlanCase(
+            entry.case_id(name),
+            name,
+            case_seed(options.seed, entry.case_id(name)),
+            entry.timeout_s or options.case_timeout_s,
+            entry.case_code_sha256.get(name),
+        )
+        for name in names
+    )
+    return PlanFunction(
+        function=entry.function,
+        case_file=entry.case_file,
+        cases=cases,
+        study_test_file=entry.study_test_file,
+        stratum=entry.stratum,
+        frequency=entry.frequency,
+        case_file_sha256=entry.case_file_sha256,
+        untested_reason=entry.untested.get(profile),
+        file_cases=tuple(entry.cases),
+    )
+
+
 def compile_plan(
     cell: CellSpec,
     manifest: Manifest,
-    rules: list[dict[str, Any]],
+    rules: Sequence[Rule],
     options: PlanOptions,
     manifest_root: str | None = None,
-) -> dict[str, Any]:
+) -> Plan:
     """The plan for one cell; ``manifest_root`` is the manifest folder as the cell sees it."""
     wanted_functions = set(options.functions)
     known = {f.function for f in manifest.functions}
@@ -207,8 +231,7 @@ def compile_plan(
             f"{', '.join(unknown)} not in the {manifest.framework} manifest; "
             "`portbench list --framework F` shows its functions"
         )
-    all_ids = set(manifest.case_ids())
-    missing = sorted(set(options.cases) - all_ids)
+    missing = sorted(set(options.cases) - set(manifest.case_ids()))
     if missing:
         raise UsageError(
             f"case {missing[0]!r} is not in the {manifest.framework} manifest; "
@@ -221,104 +244,78 @@ def compile_plan(
         names = [c for c in entry.cases if not options.cases or entry.case_id(c) in options.cases]
         if options.cases and not names:
             continue
-        functions.append(
-            {
-                "function": entry.function,
-                "study_test_file": entry.study_test_file,
-                "stratum": entry.stratum,
-                "frequency": entry.frequency,
-                "case_file": entry.case_file,
-                "case_file_sha256": entry.case_file_sha256,
-                "untested_reason": entry.untested.get(cell.profile),
-                "file_cases": list(entry.cases),
-                "cases": [
-                    {
-                        "id": entry.case_id(name),
-                        "name": name,
-                        "seed": case_seed(options.seed, entry.case_id(name)),
-                        "timeout_s": entry.timeout_s or options.case_timeout_s,
-                        "code_sha256": entry.case_code_sha256.get(name),
-                    }
-                    for name in names
-                ],
-            }
-        )
-    if not functions or not any(f["cases"] for f in functions):
+        try:
+            functions.append(_planned(entry, names, cell.profile, options))
+        except PlanInvalid as exc:
+            # Refused before anything is built or started: a name over the contract's
+            # bounds would be carried by every message about its case.
+            raise UsageError(f"{manifest.framework} manifest, {entry.case_file}: {exc}") from None
+    if not any(f.cases for f in functions):
         raise UsageError(
             f"the selection holds no case of the {manifest.framework} manifest; "
             "`portbench list` shows its functions and case ids"
         )
-    return plan_document(
-        cell=cell.cell_id,
-        framework=cell.framework,
-        profile=cell.profile,
-        backend=cell.backend,
-        accelerator=cell.accelerator.to_plan(),
-        manifest_root=manifest_root or str(manifest.root),
-        functions=functions,
-        rules=rules,
-        options=options,
-        rerun_prefix=cell.rerun_prefix("bench", *options.fallback.cli_args()),
+    return new_plan(
+        cell,
+        manifest_root or str(manifest.root),
+        tuple(functions),
+        tuple(rules),
+        options,
+        cell.rerun_prefix("bench", *options.fallback.settings().cli_args()),
     )
 
 
-def plan_document(
-    *,
-    cell: str,
-    framework: str,
-    profile: str,
-    backend: str,
-    accelerator: dict[str, Any],
+def plan_accelerator(accelerator: Accelerator) -> PlanAccelerator:
+    """The accelerator as a plan names it (the table's id, flavor and device checks)."""
+    return PlanAccelerator(
+        accelerator.id, accelerator.flavor, accelerator.device_match, accelerator.generic
+    )
+
+
+def new_plan(
+    cell: CellSpec,
     manifest_root: str,
-    functions: list[dict[str, Any]],
-    rules: list[dict[str, Any]],
+    functions: tuple[PlanFunction, ...],
+    rules: tuple[Rule, ...],
     options: PlanOptions,
     rerun_prefix: str,
-) -> dict[str, Any]:
-    """The plan as the runner reads it; the one place its fields are written."""
-    document: dict[str, Any] = {
-        "schema": PLAN_SCHEMA,
-        "kind": "plan",
-        "cell": cell,
-        "framework": framework,
-        "profile": profile,
-        "backend": backend,
-        "accelerator": accelerator,
-        "image": options.image,
-        "manifest_root": manifest_root,
-        "functions": functions,
-        "rules": rules,
-        "timing": dict(options.timing),
-        "timeouts": {
-            "case_s": options.case_timeout_s,
-            "worker_start_s": options.worker_start_s,
-            "grace_s": options.grace_s,
-        },
-        "max_restarts": options.max_restarts,
-        "cases_per_worker": options.cases_per_worker,
-        "fallback": options.fallback.to_plan(),
-        "differential": (
-            accelerator.get("flavor") != "cpu"
+) -> Plan:
+    """A plan of the current schema from compiled functions and the options; the one place
+    the settings of a plan are written (bench, census, tests and benchmarks)."""
+    accelerator = plan_accelerator(cell.accelerator)
+    try:
+        return Plan(
+            cell=cell.cell_id,
+            framework=cell.framework,
+            profile=cell.profile,
+            backend=cell.backend,
+            accelerator=accelerator,
+            manifest_root=manifest_root,
+            functions=functions,
+            rerun_prefix=rerun_prefix,
+            rules=rules,
+            timeouts=Timeouts(options.case_timeout_s, options.worker_start_s, options.grace_s),
+            max_restarts=options.max_restarts,
+            timing=dict(options.timing),
+            image=options.image,
+            cases_per_worker=options.cases_per_worker,
+            fallback=options.fallback.settings(),
+            differential=accelerator.flavor != "cpu"
             if options.differential is None
-            else options.differential
-        ),
-        "cell_budget_s": options.cell_budget_s or None,
-        "seed": options.seed,
-        "rerun_prefix": rerun_prefix,
-        "portbench_version": __version__,
-    }
-    # Written only when given: an unlabelled plan stays byte for byte what it was.
-    label = check_label(options.label)
-    if label is not None:
-        document["label"] = label
-    return document
+            else options.differential,
+            cell_budget_s=options.cell_budget_s or None,
+            seed=options.seed,
+            portbench_version=__version__,
+            label=check_label(options.label),
+            provenance=options.provenance,
+            prediction=options.prediction,
+            mutation=options.mutation,
+        )
+    except PlanInvalid as exc:
+        raise UsageError(str(exc)) from None
 
 
-def plan_case_count(plan: dict[str, Any]) -> int:
-    return sum(len(f["cases"]) for f in plan["functions"])
-
-
-def timing_for_mode(mode: str) -> dict[str, Any]:
+def timing_for_mode(mode: str) -> TimingSettings:
     """A plan's ``timing`` for a matrix's ``--timing`` mode: the default (adaptive) left
     implicit, as `bench` leaves it, so a matrix cell and a bench cell of the same settings
     pair in `compare`."""
@@ -331,7 +328,7 @@ def plan_from_case_files(
     framework: str = "python",
     options: PlanOptions | None = None,
     case_timeouts: dict[str, float] | None = None,
-) -> dict[str, Any]:
+) -> Plan:
     """A host-profile CPU plan over case files written under ``root/cases`` from source text,
     one function ``demo.<stem>`` per file: what tests and benchmarks run, compiled the way
     a manifest's plan is (case names read with ``ast``, as the host reads them)."""
@@ -346,86 +343,97 @@ def plan_from_case_files(
         path.write_text(source)
         code = read_case_code(path)
         names = list(code)
-        functions.append(
-            {
-                "function": f"demo.{stem}",
-                "study_test_file": f"{stem}_test.py",
-                "stratum": "1",
-                "frequency": 1,
-                "case_file": f"cases/{stem}.py",
-                "case_file_sha256": None,
-                "untested_reason": None,
-                "file_cases": list(names),
-                "cases": [
-                    {
-                        "id": f"demo.{stem}::{name}",
-                        "name": name,
-                        "seed": index,
-                        "timeout_s": (case_timeouts or {}).get(name, options.case_timeout_s),
-                        "code_sha256": code[name],
-                    }
-                    for index, name in enumerate(names)
-                ],
-            }
+        cases = tuple(
+            PlanCase(
+                f"demo.{stem}::{name}",
+                name,
+                index,
+                (case_timeouts or {}).get(name, options.case_timeout_s),
+                code[name],
+            )
+            for index, name in enumerate(names)
         )
-    return plan_document(
-        cell=f"{framework}/cpu/host",
-        framework=framework,
-        profile="host",
-        backend="host",
-        accelerator={"id": "cpu", "flavor": "cpu", "device_match": "", "generic": "cpu"},
-        manifest_root=str(root),
-        functions=functions,
-        rules=[],
-        options=options,
-        rerun_prefix=f"portbench bench --framework {framework} --accelerator cpu --profile host",
+        functions.append(
+            PlanFunction(
+                f"demo.{stem}",
+                f"cases/{stem}.py",
+                cases,
+                f"{stem}_test.py",
+                "1",
+                1,
+                None,
+                None,
+                tuple(names),
+            )
+        )
+    cpu = Accelerator("cpu", "cpu", "", "cpu", "")
+    return new_plan(
+        CellSpec(framework, cpu, "host", "host"),
+        str(root),
+        tuple(functions),
+        (),
+        options,
+        f"portbench bench --framework {framework} --accelerator cpu --profile host",
     )
 
 
-#: What every plan holds, and of which JSON type (the runner checks the same in plan.py).
-_REQUIRED: dict[str, type] = {
-    "schema": int,
-    "cell": str,
-    "framework": str,
-    "profile": str,
-    "backend": str,
-    "accelerator": dict,
-    "manifest_root": str,
-    "functions": list,
-    "rules": list,
-    "timeouts": dict,
-    "max_restarts": int,
-    "rerun_prefix": str,
-}
-
-
-def read_plan(path: Path) -> dict[str, Any]:
-    """A plan file, checked: a missing, unreadable, newer or malformed plan is one sentence."""
-    from .errors import PlanError
-    from .results import read_document
-
-    plan = read_document(path, "plan", schema_max=PLAN_SCHEMA)
-    if plan is None:
-        raise PlanError(f"{path}: cannot read the plan (missing, not JSON, or a link)")
-    for key, kind in _REQUIRED.items():
-        if not isinstance(plan.get(key), kind):
-            raise PlanError(
-                f"{path}: the plan lacks '{key}' (a JSON {kind.__name__}); compile it anew with "
-                "portbench bench"
+def check_case_files(plan: Plan, root: Path, fix: str = "") -> None:
+    """Every case file under ``root`` hashes as the plan says it did when it was compiled, or
+    one sentence says which does not (a plan run elsewhere must run the same cases)."""
+    hashed: dict[str, str] = {}
+    for function in plan.functions:
+        expected = function.case_file_sha256
+        if not expected:
+            continue
+        if function.case_file not in hashed:
+            try:
+                data = (root / function.case_file).read_bytes()
+                hashed[function.case_file] = hashlib.sha256(data).hexdigest()
+            except OSError:
+                hashed[function.case_file] = "missing"
+        actual = hashed[function.case_file]
+        if actual != expected:
+            raise UsageError(
+                f"{function.case_file} is not the case file the plan of {plan.cell} was "
+                f"compiled with ({expected[:12]}, here {actual[:12]}); "
+                + (fix or f"run portbench {plan.portbench_version or ''} here to run that plan")
             )
-    for function in plan["functions"]:
-        cases = function.get("cases") if isinstance(function, dict) else None
-        if not isinstance(cases, list) or not all(
-            isinstance(c, dict) and isinstance(c.get("id"), str) for c in cases
-        ):
-            raise PlanError(f"{path}: a function entry has no list of cases with ids")
+
+
+def read_any_plan(path: Path) -> Plan | StudyPlan:
+    """A plan file, read within bounds without following a link: a cell's plan or a study
+    cell's; a missing, unreadable, newer or malformed plan is one sentence."""
+    from .results.safeio import read_bounded
+
+    try:
+        obj = read_json(read_bounded(path, DOCUMENT.max_bytes), DOCUMENT)
+    except FileNotFoundError:
+        raise PlanError(f"{path}: there is no plan here (no plan.json)") from None
+    except (OSError, LineRefused, ResultsError) as exc:
+        raise PlanError(f"{path}: cannot read the plan ({exc})") from None
+    try:
+        if is_study_plan(obj):
+            return StudyPlan.from_json(obj, str(path))
+        return Plan.from_json(obj, str(path))
+    except ContractError as exc:
+        raise PlanError(f"{exc}; compile it anew with portbench bench") from None
+
+
+def read_plan(path: Path) -> Plan:
+    """A cell's plan (not a study cell's): what bench, census, rerun and compare run."""
+    plan = read_any_plan(path)
+    if isinstance(plan, StudyPlan):
+        raise PlanError(
+            f"{path} is the plan of a study cell (the study's published results, imported): it "
+            "names the study's functions and compiles no case, so nothing can run or resume it"
+        )
     return plan
 
 
-def write_plan(plan: dict[str, Any], path: Path) -> None:
+def write_plan(plan: Plan, path: Path) -> None:
     """Write the plan once (exclusive create): a cell directory keeps the plan it ran."""
     with open(path, "x", encoding="utf-8") as handle:
-        json.dump(plan, handle, indent=2, sort_keys=True)
+        json.dump(plan.to_json(), handle, indent=2, sort_keys=True)
         handle.write("\n")
         handle.flush()
         os.fsync(handle.fileno())

@@ -26,6 +26,8 @@ from rich.progress import (
 )
 from rich.text import Text
 
+from portbench_runner.contract import shown
+
 from .results import CaseRecord
 
 __all__ = ["PLAIN_INTERVAL_S", "CellProgress", "format_duration"]
@@ -144,7 +146,7 @@ class CellProgress:
         line += f" ({counts})" if counts else ""
         line += f", {format_duration(now - self._started)} elapsed, {eta}"
         if running is not None:
-            line += f"; running {running[0]} for {format_duration(now - running[1])}"
+            line += f"; running {shown(running[0])} for {format_duration(now - running[1])}"
         return line
 
     def tick(self) -> None:

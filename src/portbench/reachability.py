@@ -21,13 +21,14 @@ The table's entries match failures by a regular expression searched in the sub-t
 from __future__ import annotations
 
 import argparse
-import json
 import re
 import sys
 import tomllib
 from collections.abc import Iterable
 from dataclasses import dataclass, field
 from pathlib import Path
+
+from portbench_runner.contract import DOCUMENT, read_json
 
 from .errors import ManifestError
 from .manifest import FRAMEWORKS, load_manifest
@@ -128,7 +129,11 @@ def _failures_of(data: bytes, source: StudySource, path: str) -> list[Failure]:
         None,
     )
     failures: list[Failure] = []
-    for test in json.loads(data).get("tests", []):
+    # The study's report is input from outside: read within bounds, its shape never trusted.
+    report = read_json(data, DOCUMENT)
+    listed = report.get("tests") if isinstance(report, dict) else None
+    tests = [t for t in listed if isinstance(t, dict)] if isinstance(listed, list) else []
+    for test in tests:
         found = _failure(test)
         if found is None:
             continue

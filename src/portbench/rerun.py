@@ -12,10 +12,12 @@ plan came from.
 from __future__ import annotations
 
 import hashlib
+from dataclasses import replace
 from pathlib import Path
-from typing import Any
 
 from rich.console import Console
+
+from portbench_runner.contract import PLAN_SCHEMA, Origin, Plan
 
 from . import __version__
 from .accelerators import get_accelerator, require_present
@@ -24,9 +26,9 @@ from .cellrun import CellRunResult, choose_backend, execute_cell, new_run_dir
 from .errors import UsageError
 from .manifest import FRAMEWORKS
 from .paths import manifests_dir
-from .plan import CellSpec, check_label, fallback_cli_args, read_plan
+from .plan import CellSpec, check_case_files, check_label, plan_accelerator, read_plan
 from .profiles import check_profile
-from .results import read_document
+from .results import read_env
 from .results.safeio import read_bounded
 from .writable import make_dir, require_writable
 
@@ -52,42 +54,36 @@ def origin_cell(path: Path) -> Path:
     )
 
 
-def _check_case_files(plan: dict[str, Any], root: Path) -> None:
-    """Every case file hashes here as it did in the origin run, or one sentence says which."""
-    for function in plan["functions"]:
-        expected = function.get("case_file_sha256")
-        if not expected:
-            continue
-        path = root / str(function["case_file"])
-        try:
-            actual = hashlib.sha256(path.read_bytes()).hexdigest()
-        except OSError:
-            actual = "missing"
-        if actual != expected:
-            raise UsageError(
-                f"{function['case_file']} is not the case file the origin ran ({expected[:12]}, "
-                f"here {actual[:12]}): check out the portbench version that made that run "
-                f"({plan.get('portbench_version', 'unknown')}) to rerun it exactly"
-            )
-
-
-def _origin_image(backend: str, plan: dict[str, Any], build: BuildOptions) -> BuildOptions:
+def _origin_image(backend: str, plan: Plan, build: BuildOptions) -> BuildOptions:
     """The origin's image, when no --image is given and it is here (docker only)."""
-    image = plan.get("image")
-    if backend != "docker" or build.image is not None or not isinstance(image, dict):
-        return build
-    tag = image.get("tag")
-    if not isinstance(tag, str):
+    if backend != "docker" or build.image is not None or plan.image is None:
         return build
     from docker.errors import ImageNotFound
 
     from .images.build import docker_client
 
     try:
-        docker_client().images.get(tag)
+        docker_client().images.get(plan.image.tag)
     except ImageNotFound:
         return build
-    return BuildOptions(build.base, build.ca_bundle, build.find_links, tag)
+    return BuildOptions(build.base, build.ca_bundle, build.find_links, plan.image.tag)
+
+
+def _origin(origin_dir: Path, plan: Plan) -> Origin:
+    """Where the rerun's plan came from: the cell, its plan's hash, where it ran."""
+    env = read_env(origin_dir / "env.json")
+    return Origin(
+        cell=plan.cell,
+        cell_dir=str(origin_dir.resolve()),
+        plan_sha256=hashlib.sha256(
+            read_bounded(origin_dir / "plan.json", MAX_PLAN_BYTES)
+        ).hexdigest(),
+        accelerator=plan.accelerator.id,
+        image_id=None if plan.image is None else plan.image.id,
+        host=(env.hostname or None) if env is not None else None,
+        started_at=env.started_at if env is not None else None,
+        portbench_version=plan.portbench_version,
+    )
 
 
 def rerun_cell(
@@ -103,70 +99,53 @@ def rerun_cell(
     label = check_label(label)  # a bad label costs a second, not an environment's build
     origin_dir = origin_cell(origin)
     plan = read_plan(origin_dir / "plan.json")
-    framework, profile = str(plan["framework"]), str(plan["profile"])
-    was = plan["accelerator"]
-    target = get_accelerator(accelerator or str(was.get("id")))
-    if target.flavor != was.get("flavor"):
+    framework, profile, was = plan.framework, plan.profile, plan.accelerator
+    target = get_accelerator(accelerator or was.id)
+    if target.flavor != was.flavor:
         raise UsageError(
-            f"the origin ran on {was.get('id')} ({was.get('flavor')}); a rerun keeps the flavor "
-            f"and its image, and {target.id} is {target.flavor}: run `portbench bench "
-            f"--framework {framework} --accelerator {target.id}` for a new cell instead"
+            f"the origin ran on {was.id} ({was.flavor}); a rerun keeps the flavor and its "
+            f"image, and {target.id} is {target.flavor}: run `portbench bench --framework "
+            f"{framework} --accelerator {target.id}` for a new cell instead"
         )
     check_profile(profile, framework, target.flavor)
-    if framework in FRAMEWORKS:
-        root = manifests_dir() / framework
-    else:
-        root = Path(str(plan["manifest_root"]))
-    _check_case_files(plan, root)
-    requested = backend or ("host" if profile == "host" else str(plan["backend"]))
+    root = manifests_dir() / framework if framework in FRAMEWORKS else Path(plan.manifest_root)
+    check_case_files(
+        plan,
+        root,
+        "check out the portbench version that made that run "
+        f"({plan.portbench_version or 'unknown'}) to rerun it exactly",
+    )
+    requested = backend or ("host" if profile == "host" else plan.backend)
     build = _origin_image(requested, plan, build or BuildOptions())
     chosen = choose_backend(requested, profile, console, None, build)
     require_present(target)
-    cell_name = f"{framework}-{target.id}-{profile}"
-    cell_dir = (run_dir or new_run_dir()) / cell_name
+    cell_dir = (run_dir or new_run_dir()) / f"{framework}-{target.id}-{profile}"
     if cell_dir.exists():
         raise UsageError(f"{cell_dir} exists already; pass another --run-dir")
     where = "pass --run-dir with a directory you can write"
     require_writable(cell_dir, where)
     prepared = chosen.prepare(framework, target.flavor, profile)
-    previous = plan.get("image") if isinstance(plan.get("image"), dict) else None
-    if previous and prepared.image and previous.get("id") != prepared.image.get("id"):
+    previous = plan.image
+    if previous and prepared.image and previous.id != prepared.image.id:
         console.print(
-            f"[yellow]note:[/] the origin ran in image {str(previous.get('id'))[:19]}, this "
-            f"rerun in {str(prepared.image.get('id'))[:19]} (same lock; another build)"
+            f"[yellow]note:[/] the origin ran in image {previous.id[:19]}, this rerun in "
+            f"{prepared.image.id[:19]} (same lock; another build)"
         )
-    env = read_document(origin_dir / "env.json", "env", schema_max=1) or {}
-    host = env.get("host") if isinstance(env.get("host"), dict) else {}
-    new_plan = {
-        **plan,
-        "cell": f"{framework}/{target.id}/{profile}",
-        "accelerator": target.to_plan(),
-        "backend": chosen.name,
-        "manifest_root": prepared.manifest_root or str(root),
-        "image": prepared.image,
-        "installer": prepared.installer,
+    spec = CellSpec(framework, target, profile, chosen.name)
+    new_plan = replace(
+        plan.in_environment(prepared.cell_environment),
+        schema=PLAN_SCHEMA,
+        cell=spec.cell_id,
+        accelerator=plan_accelerator(target),
+        backend=chosen.name,
+        manifest_root=prepared.manifest_root or str(root),
         # The origin's fallback settings stay in the plan, and so in its cases' reruns.
-        "rerun_prefix": CellSpec(framework, target, profile, chosen.name).rerun_prefix(
-            "bench", *fallback_cli_args(plan)
-        ),
-        "portbench_version": __version__,
-        "origin": {
-            "cell_dir": str(origin_dir.resolve()),
-            "cell": plan["cell"],
-            "plan_sha256": hashlib.sha256(
-                read_bounded(origin_dir / "plan.json", MAX_PLAN_BYTES)
-            ).hexdigest(),
-            "accelerator": was.get("id"),
-            "image_id": (previous or {}).get("id"),
-            "host": (host or {}).get("hostname"),
-            "started_at": env.get("started_at"),
-            "portbench_version": plan.get("portbench_version"),
-        },
-    }
-    # The origin's label named the origin's run; this one carries only the label it is given.
-    new_plan.pop("label", None)
-    if label is not None:
-        new_plan["label"] = label
+        rerun_prefix=spec.rerun_prefix("bench", *plan.fallback.cli_args()),
+        portbench_version=__version__,
+        origin=_origin(origin_dir, plan),
+        # The origin's label named the origin's run; this one carries only its own.
+        label=label,
+    )
     make_dir(cell_dir, where)
-    console.print(f"rerun of {origin_dir} ({plan['cell']}) as {cell_dir}")
-    return execute_cell(str(new_plan["cell"]), chosen, prepared, new_plan, cell_dir, False, console)
+    console.print(f"rerun of {origin_dir} ({plan.cell}) as {cell_dir}")
+    return execute_cell(new_plan.cell, chosen, prepared, new_plan, cell_dir, False, console)

@@ -9,9 +9,10 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
 
-from .errors import PlanError, UsageError
+from portbench_runner.contract import Plan
+
+from .errors import UsageError
 from .plan import read_plan
 
 __all__ = ["ResumeTarget", "find_resumed_cell"]
@@ -32,11 +33,8 @@ class ResumeTarget:
         return f"{self.framework}/{self.accelerator}/{self.profile}"
 
 
-def _target(cell_dir: Path, plan: dict[str, Any]) -> ResumeTarget:
-    accelerator = plan["accelerator"].get("id")
-    if not isinstance(accelerator, str):
-        raise PlanError(f"{cell_dir / PLAN}: the plan's accelerator has no id")
-    return ResumeTarget(cell_dir, plan["framework"], accelerator, plan["profile"], plan["backend"])
+def _target(cell_dir: Path, plan: Plan) -> ResumeTarget:
+    return ResumeTarget(cell_dir, plan.framework, plan.accelerator.id, plan.profile, plan.backend)
 
 
 def _matches(target: ResumeTarget, wanted: dict[str, str | None]) -> bool:

@@ -10,29 +10,19 @@ from __future__ import annotations
 import re
 import tomllib
 from pathlib import Path
-from typing import Any
+
+from portbench_runner.contract import CATEGORIES, STAGES, Rule, Stage
 
 from .errors import ManifestError
 from .paths import manifests_dir
 
 __all__ = ["CATEGORIES", "STAGES", "load_rules"]
 
-CATEGORIES = (
-    "type",
-    "not_implemented",
-    "precision",
-    "memory",
-    "timeout",
-    "crash",
-    "fallback",
-    "other",
-)
-STAGES = ("setup", "call", "check")
 _KEYS = {"id", "category", "types", "message", "stages", "why"}
 
 
-def load_rules(framework: str, root: Path | None = None) -> list[dict[str, Any]]:
-    """The framework's rules as plain dicts for the plan; a missing file means no rules."""
+def load_rules(framework: str, root: Path | None = None) -> list[Rule]:
+    """The framework's rules, as the plan carries them; a missing file means no rules."""
     path = (root or manifests_dir()) / framework / "rules.toml"
     if not path.exists():
         return []
@@ -40,7 +30,7 @@ def load_rules(framework: str, root: Path | None = None) -> list[dict[str, Any]]
         data = tomllib.loads(path.read_text(encoding="utf-8"))
     except tomllib.TOMLDecodeError as exc:
         raise ManifestError(f"{path}: not valid TOML ({exc})") from None
-    rules: list[dict[str, Any]] = []
+    rules: list[Rule] = []
     seen: set[str] = set()
     for index, rule in enumerate(data.get("rule", [])):
         where = f"{path}: rule #{index + 1} ({rule.get('id', 'no id')})"
@@ -66,5 +56,13 @@ def load_rules(framework: str, root: Path | None = None) -> list[dict[str, Any]]
         for stage in rule.get("stages", []):
             if stage not in STAGES:
                 raise ManifestError(f"{where}: stage {stage!r} is not one of {', '.join(STAGES)}")
-        rules.append({k: v for k, v in rule.items() if k != "why"})
+        rules.append(
+            Rule(
+                str(rule["id"]),
+                str(rule["category"]),
+                tuple(str(t) for t in rule.get("types", [])),
+                rule.get("message"),
+                tuple(Stage(s) for s in rule.get("stages", [])),
+            )
+        )
     return rules

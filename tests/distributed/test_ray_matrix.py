@@ -61,13 +61,15 @@ def test_cells_across_the_nodes_record_what_a_local_run_records(
     common = ("--profile", "host", "--frameworks", "jax", "tensorflow", *SELECTION)
     local = cluster.portbench("matrix", *common, "--run-dir", str(local_dir))
     assert local.returncode == 0, local.stderr
-    remote = cluster.portbench(*RAY, *common, "--run-dir", str(ray_dir))
+    remote = cluster.portbench(*RAY, *common, "--run-dir", str(ray_dir), "--label", "on nodes")
     assert remote.returncode == 0, remote.stdout + remote.stderr
     assert "Traceback" not in remote.stderr
     served_by = set()
     for cell in ("jax-cpu-host", "tensorflow-cpu-host"):
         expected = outcomes(local_dir / cell)
         assert expected and outcomes(ray_dir / cell) == expected
+        # The head sent the plan it compiled: every option reached the node, the label too.
+        assert json.loads((ray_dir / cell / "plan.json").read_text())["label"] == "on nodes"
         env = json.loads((ray_dir / cell / "env.json").read_text())
         assert env["node"]["name"] in {"n1", "n2", "n3"} and env["node"]["ray_node_id"]
         served_by.add(env["node"]["name"])

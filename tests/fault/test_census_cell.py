@@ -45,7 +45,7 @@ def _census_plan(tmp_path: Path) -> Path:
     )
     plan = compile_census_plan(cell, listing, [], options, "0" * 64)
     path = tmp_path / "plan.json"
-    path.write_text(json.dumps(plan))
+    path.write_text(json.dumps(plan.to_json()))
     return path
 
 
@@ -59,7 +59,7 @@ def test_a_census_cell_survives_its_operators_and_says_where_inputs_came_from(
     assert len(records) == 7 * len(DTYPES)  # every planned case, each once
     for record in records.values():
         validate(record, "record")
-        assert record["schema"] == 3
+        assert record["schema"] == 4
         assert record["source"]["database"] == "portbench_runner.census.python_db"
     # Each misbehaving operator costs its own cases, and the cases after it still run.
     for dtype in DTYPES:

@@ -64,3 +64,38 @@ def test_ctrl_c_stops_the_container_and_resume_finishes(
     ]
     statuses = [s["status"] for s in read_jsonl(run_dir / "jax-cpu-current" / "sessions.jsonl")]
     assert statuses == ["interrupted", "complete"]
+
+
+def test_docker_kill_mid_case_records_the_running_case_and_resume_reruns_it(
+    jax_image: str, tmp_path: Path, docker_client
+) -> None:
+    home = project_with_cases(tmp_path, "jax", SLOW)
+    run_dir = tmp_path / "run"
+    cell_dir = run_dir / "jax-cpu-current"
+    results = cell_dir / "results.jsonl"
+    cmd = jax_cpu_bench("--backend", "docker", "--run-dir", str(run_dir))
+    proc = subprocess.Popen(
+        cmd,
+        env={**os.environ, "PORTBENCH_HOME": str(home)},
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+    )
+    wait_for_records(results, 2, proc)
+    label = f"org.portbench.run-dir={cell_dir.resolve()}"
+    (container,) = docker_client.containers.list(filters={"label": label})
+    container.kill()  # the supervisor is the container's PID 1: it dies with it
+    _, stderr = proc.communicate(timeout=120)
+    assert proc.returncode != 0 and "Traceback" not in stderr
+    records = read_jsonl(results)
+    running = records[-1]
+    assert running["recorded_by"] == "host" and running["category"] == "crash"
+    assert [r["case_name"] for r in records] == ["s1", "s2", running["case_name"]]
+    assert f"while {running['case']} ran" in " ".join(stderr.split())
+    resumed = docker_bench(home, run_dir, "--resume", str(run_dir))
+    assert resumed.returncode == 0, resumed.stderr
+    lines = read_jsonl(results)
+    assert len(lines) == 7  # the host's record stays, superseded by the resumed one
+    kept = {r["case_name"]: r for r in lines if r.get("recorded_by") != "host"}
+    assert sorted(kept) == ["s1", "s2", "s3", "s4", "s5", "s6"]
+    assert all(r["outcome"] == "pass" for r in kept.values())

@@ -103,15 +103,30 @@ def check_swept(ctx, out, expected, scale=1.0):
     ctx.check_close(out, expected, rtol=r, atol=r)
 
 
-def swept_unary(ctx, fn, ref, dtype, mode, lo=-3.0, hi=3.0, scale=1.0, shape=(257,)):
+def inexact_of(dtype):
+    """The dtype a jnp elementwise function computes an input of ``dtype`` in: floats and
+    complex keep theirs; booleans and integers up to 32 bits become float32, 64-bit ones
+    float64 (JAX's promotion to an inexact type, the same in 0.4.13 and 0.10.2 with x64 on)."""
+    if dtype in ("bool", *INTS):
+        return "float64" if dtype.endswith("64") else "float32"
+    return dtype
+
+
+def swept_unary(ctx, fn, ref, dtype, mode, lo=-3.0, hi=3.0, scale=1.0, shape=(257,), out=None):
     """fn over one dtype in one mode (``eager`` or ``jit``) against ref on the exact inputs
-    (integers as float64 too: NumPy would compute exp of int8 in float16)."""
+    (integers as float64 too: NumPy would compute exp of int8 in float16). The output's dtype
+    is checked first (``out``, by default :func:`inexact_of` the input's): the tolerance
+    follows the output's dtype, so a float64 input computed in float32 would otherwise pass
+    at float32's tolerance."""
     arr, exact = placed(ctx, draw(ctx, shape, dtype, lo, hi), dtype)
-    out = ctx.measure(ctx.in_mode(mode, fn), arr)
+    result = ctx.measure(ctx.in_mode(mode, fn), arr)
+    want = out or inexact_of(dtype)
+    got = out_dtype(ctx, result)
+    ctx.check(got == want, f"{dtype} input gave a {got} output, not {want}", "type")
     check_swept(
-        ctx, out, ref(exact.astype("float64") if exact.dtype.kind in "iub" else exact), scale
+        ctx, result, ref(exact.astype("float64") if exact.dtype.kind in "iub" else exact), scale
     )
-    return out
+    return result
 
 
 def swept_grad(ctx, fn, dref, dtype, mode, lo=-3.0, hi=3.0, scale=1.0):
@@ -292,3 +307,206 @@ def over_named_axis(ctx, form, body, x):
             _shard_map(ctx)(lambda v: body(v, "d"), mesh=mesh, in_specs=spec, out_specs=spec)
         )
     return ctx.measure(fn, x)
+
+
+# -- the study's other kinds of paths (issue #33) ------------------------------------------
+# Error paths, golden values, indexing forms, transforms (vmap, second-order gradients),
+# flag grids, duplicate indices and checkpoints. Case names start with the kind's word
+# (``error-``, ``golden-``, ``index-``, ``vmap-``/``grad2-``, ``flags-``, ``duplicate-``,
+# ``checkpoint-``) so the coverage table can count them from the ids alone.
+
+
+def for_release(ctx, rows):
+    """The value recorded for this release: ``rows`` is ``((first_release, value), ...)``
+    in release order, each holding from its first release up to the next row's; ``None``
+    before the first row (a release nothing was recorded for)."""
+    chosen = None
+    for first, value in rows:
+        if ctx.version_at_least(first):
+            chosen = value
+    return chosen
+
+
+def check_raises(ctx, call, exc_type, pattern):
+    """The documented error path: ``call()`` raises exactly ``exc_type`` (the class itself,
+    not a subclass or a parent) with a message that ``pattern`` (a regular expression)
+    searches. The measured call returns the exception's class name, which is what the CPU
+    twin compares; returning normally, or raising anything else, fails the case."""
+    import re
+
+    caught = []
+
+    def attempt():
+        del caught[:]
+        try:
+            call()
+        except Exception as exc:  # any exception: the wrong one is what the case reports
+            caught.append(exc)
+            return type(exc).__name__
+        return "no exception"
+
+    ctx.measure(attempt)
+    want = f"{exc_type.__module__}.{exc_type.__qualname__}"
+    ctx.check(caught, f"returned normally; expected {want}", "other")
+    exc = caught[0]
+    got = f"{type(exc).__module__}.{type(exc).__qualname__}"
+    text = str(exc)
+    # Long messages (TensorFlow prefixes its op's wrapped name) are shown by both ends.
+    shown = text if len(text) <= 500 else f"{text[:150]} ... {text[-300:]}"
+    ctx.check(type(exc) is exc_type, f"raised {got}: {shown!r}; expected {want}", "other")
+    ctx.check(
+        re.search(pattern, text), f"{got} message {shown!r} does not match {pattern!r}", "other"
+    )
+
+
+def check_golden(ctx, out, rows, what="result", rtol=0.0):
+    """``out`` against the golden values recorded for this release (``for_release`` rows of
+    values computed by the framework itself once); exact unless ``rtol``. A release before
+    the first recorded one is a skip: its values were never recorded."""
+    values = for_release(ctx, rows)
+    if values is None:
+        ctx.skip(f"no golden values recorded for jax {ctx.version} (first: {rows[0][0]})")
+    expected = np.asarray(values)
+    got = np.asarray(ctx.to_numpy(out))
+    if rtol:
+        ctx.check_close(got, expected, rtol=rtol, atol=rtol, what=what)
+    else:
+        ctx.check_equal(
+            got.astype(expected.dtype) if got.dtype != expected.dtype else got, expected, what=what
+        )
+
+
+def grad2(fn):
+    """The second derivative of a scalar-to-scalar ``fn``, elementwise over an array
+    (``jax.grad`` of ``jax.grad``, each mapped with ``jax.vmap``)."""
+    import jax
+
+    return jax.vmap(jax.grad(jax.grad(fn)))
+
+
+def swept_grad2(ctx, fn, d2ref, dtype, mode, lo=-3.0, hi=3.0, scale=1.0, shape=(64,)):
+    """The second derivative of an elementwise ``fn`` (grad of grad, vmapped) in one float
+    dtype and mode against the analytic ``d2ref``; it keeps the input's dtype."""
+    arr, exact = placed(ctx, draw(ctx, shape, dtype, lo, hi), dtype)
+    out = ctx.measure(ctx.in_mode(mode, grad2(fn)), arr)
+    ctx.check(
+        out_dtype(ctx, out) == dtype, f"the second derivative is {out_dtype(ctx, out)}", "type"
+    )
+    check_swept(ctx, out, d2ref(exact), scale)
+
+
+def swept_vmap(ctx, fn, ref, dtype, mode, in_axis=0, shape=(6, 5, 7), lo=-3.0, hi=3.0, scale=1.0):
+    """``jax.vmap(fn, in_axes=in_axis)`` against ``ref`` applied to each slice along that
+    axis (the batch axis leads the output), in one dtype and mode; the mapped output keeps
+    the dtype ``fn`` gives one slice."""
+    import jax
+    import jax.numpy as jnp
+
+    arr, exact = placed(ctx, draw(ctx, shape, dtype, lo, hi), dtype)
+    out = ctx.measure(ctx.in_mode(mode, jax.vmap(fn, in_axes=in_axis)), arr)
+    expected = np.stack(
+        [np.asarray(ref(np.take(exact, i, axis=in_axis))) for i in range(shape[in_axis])]
+    )
+    one = out_dtype(ctx, fn(jnp.take(arr, 0, axis=in_axis)))
+    ctx.check(
+        out_dtype(ctx, out) == one, f"vmap gave {out_dtype(ctx, out)}, one slice {one}", "type"
+    )
+    check_swept(ctx, out, expected, scale)
+
+
+def swept_hessian(ctx, f, href, dtype, mode, shape=(12,), lo=-2.0, hi=2.0, scale=1.0):
+    """``jax.hessian`` of a scalar ``f`` of one array in one float dtype and mode against
+    ``href(x)`` (float64 on the exact inputs, shaped ``shape + shape``); keeps the dtype."""
+    import jax
+
+    arr, exact = placed(ctx, draw(ctx, shape, dtype, lo, hi), dtype)
+    out = ctx.measure(ctx.in_mode(mode, jax.hessian(f)), arr)
+    ctx.check(out_dtype(ctx, out) == dtype, f"the Hessian is {out_dtype(ctx, out)}", "type")
+    check_swept(ctx, out, np.asarray(href(exact)).reshape(shape + shape), scale)
+
+
+def selection_hessian(op, ref, shape):
+    """For an ``op`` that only moves, copies or drops elements (``ref`` its NumPy twin), the
+    Hessian of ``sum(op(x)**3)``: diagonal, ``6 x_i`` times how often ``ref`` puts element
+    ``i`` in its output. Returns ``(f, href)`` for :func:`swept_hessian`."""
+    import jax.numpy as jnp
+
+    size = int(np.prod(shape))
+    placed_at = np.asarray(ref(np.arange(size).reshape(shape)))
+    copies = np.bincount(placed_at.ravel(), minlength=size).astype("float64")
+
+    def f(v):
+        return jnp.sum(op(v) ** 3)
+
+    def href(x):
+        return np.diag(6.0 * x.ravel() * copies)
+
+    return f, href
+
+
+def linear_matrix(ref, shape):
+    """The matrix of a linear NumPy map ``ref`` on arrays of ``shape``, column by column from
+    the unit arrays (for Hessians of ``sum(op(x)**2)``: ``2 A^T A``)."""
+    size = int(np.prod(shape))
+    columns = [np.ravel(ref(np.eye(size)[i].reshape(shape))) for i in range(size)]
+    return np.stack(columns, axis=1)
+
+
+def swept_vmap_args(ctx, fn, ref, dtypes, mode, in_axes, shape=(5, 6), lo=-3.0, hi=3.0, scale=1.0):
+    """``jax.vmap(fn, in_axes)`` over several arguments (``dtypes`` one per argument; an axis of
+    ``None`` is an unbatched argument, broadcast to every batch element) against ``ref`` of the
+    slices, batch axis leading; the mapped output keeps the dtype ``fn`` gives one slice."""
+    import jax
+    import jax.numpy as jnp
+
+    batch = 4
+    arrays, exacts = [], []
+    for dtype, axis in zip(dtypes, in_axes):
+        full = shape if axis is None else (*shape[:axis], batch, *shape[axis:])
+        arr, exact = placed(ctx, draw(ctx, full, dtype, lo, hi), dtype)
+        arrays.append(arr)
+        exacts.append(exact)
+
+    def pick(values, k, take):
+        return [v if a is None else take(v, k, axis=a) for v, a in zip(values, in_axes)]
+
+    out = ctx.measure(ctx.in_mode(mode, jax.vmap(fn, in_axes=tuple(in_axes))), *arrays)
+    expected = np.stack([np.asarray(ref(*pick(exacts, k, np.take))) for k in range(batch)])
+    one = out_dtype(ctx, fn(*pick(arrays, 0, jnp.take)))
+    ctx.check(
+        out_dtype(ctx, out) == one, f"vmap gave {out_dtype(ctx, out)}, one slice {one}", "type"
+    )
+    check_swept(ctx, out, expected, scale)
+
+
+#: The axis forms a reduction's flag grid names: every axis, each single one, both.
+GRID_AXES = {"all": None, "0": 0, "1": 1, "both": (0, 1)}
+
+
+def reduction_flags(
+    ctx, jfn, nfn, dtype, axis, keepdims, where, shape=(4, 6), lo=-3.0, hi=3.0, **kw
+):
+    """One point of a reduction's flag grid, under jax.jit: ``axis`` (a key of
+    :data:`GRID_AXES`), ``keepdims`` (``keep``/``drop``), ``where`` (``none``/``mask``, a
+    fixed mask that leaves every reduced slice at least three elements), and keywords passed to
+    both; against NumPy's own reduction with the same flags on the exact inputs."""
+    arr, exact = placed(ctx, draw(ctx, shape, dtype, lo, hi), dtype)
+    flags = dict(kw, axis=GRID_AXES[axis], keepdims=keepdims == "keep")
+    if where == "mask":
+        # One element in four masked, on a diagonal pattern: every row and column keeps at
+        # least three, so no reduced slice is empty (or degenerate for ddof=1).
+        i, j = np.indices(shape)
+        mask = (i + j) % 4 != 3
+        flags["where"] = mask
+        jflags = dict(flags, where=ctx.put(mask))
+    else:
+        jflags = flags
+    out = ctx.measure(ctx.compiled(lambda v: jfn(v, **jflags)), arr)
+    expected = np.asarray(nfn(exact, **flags))
+    reduced = (
+        int(np.prod(shape))
+        if flags["axis"] is None
+        else int(np.prod([shape[a] for a in np.atleast_1d(flags["axis"])]))
+    )
+    check_swept(ctx, out, expected, scale=max(1.0, reduced / 4))
+    return out

@@ -1,7 +1,7 @@
 """jax.numpy.add: elementwise addition with broadcasting and type promotion."""
 
 import numpy as np
-from _jaxhelp import EVERY_DTYPE, GRAD_FLOATS, MODES, binary
+from _jaxhelp import EVERY_DTYPE, FLOATS_32_64, GRAD_FLOATS, MODES, binary
 
 from portbench_runner.api import case, sweep
 
@@ -59,3 +59,37 @@ def add_grad_dtypes(ctx, dtype, mode):
     from _jaxhelp import swept_grad
 
     swept_grad(ctx, lambda x: jnp.add(x, x * x), lambda x: 1 + 2 * x, dtype, mode)
+
+
+# The study's other kinds of paths: the documented errors for bad arguments (shapes that do
+# not broadcast, a Python list: exact type and message), the second derivative through add
+# (grad of grad of x*x + x is 2) in float32 and float64, and jax.vmap over either operand or
+# both, eager and under jax.jit. New names; the cases above keep their ids.
+@sweep("error-{form}", form=["shapes-do-not-broadcast", "list-input"])
+def add_errors(ctx, form):
+    import jax.numpy as jnp
+    from _jaxhelp import check_raises
+
+    a = ctx.put(np.ones(3, dtype="float32"))
+    b = ctx.put(np.ones(4, dtype="float32"))
+    if form == "shapes-do-not-broadcast":
+        check_raises(ctx, lambda: jnp.add(a, b), TypeError, r"incompatible shapes for broadcasting")
+    else:
+        check_raises(ctx, lambda: jnp.add([1.0, 2.0, 3.0], a), TypeError, r"add requires ndarray")
+
+
+@sweep("grad2-{dtype}-{mode}-sweep", dtype=FLOATS_32_64, mode=MODES)
+def add_grad2(ctx, dtype, mode):
+    import jax.numpy as jnp
+    from _jaxhelp import swept_grad2
+
+    swept_grad2(ctx, lambda x: jnp.add(x * x, x), lambda x: np.full_like(x, 2.0), dtype, mode)
+
+
+@sweep("vmap-{axes}-{mode}-sweep", axes=["batched-first", "batched-second", "both"], mode=MODES)
+def add_vmap(ctx, axes, mode):
+    import jax.numpy as jnp
+    from _jaxhelp import swept_vmap_args
+
+    in_axes = {"batched-first": (0, None), "batched-second": (None, 1), "both": (1, 0)}[axes]
+    swept_vmap_args(ctx, jnp.add, np.add, ("float32", "float32"), mode, in_axes)

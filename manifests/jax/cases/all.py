@@ -54,3 +54,45 @@ def all_dtypes(ctx, dtype, mode):
         hi=3,
         keeps_dtype=False,
     )
+
+
+# The study's other kinds of paths: the documented error for a bad axis (exact type and
+# message), the full grid of all's flags (axis x keepdims x where) under jax.jit, and
+# jax.vmap along a leading and an inner axis, eager and under jax.jit. New names; the cases
+# above keep their ids.
+@case("error-axis-out-of-range")
+def all_error(ctx):
+    import jax.numpy as jnp
+    from _jaxhelp import check_raises
+
+    x = ctx.put(np.ones((3, 4), dtype=bool))
+    check_raises(ctx, lambda: jnp.all(x, axis=2), ValueError, r"axis 2 is out of bounds")
+
+
+@sweep(
+    "flags-axis-{axis}-{keepdims}-where-{where}-sweep",
+    axis=["all", "0", "1", "both"],
+    keepdims=["keep", "drop"],
+    where=["none", "mask"],
+)
+def all_flags(ctx, axis, keepdims, where):
+    import jax.numpy as jnp
+    from _jaxhelp import reduction_flags
+
+    # Values 0..2: about a third are False, so every reduced slice's answer varies.
+    reduction_flags(ctx, jnp.all, np.all, "int32", axis, keepdims, where, lo=0, hi=3)
+
+
+@sweep("vmap-axis{axis}-{mode}-sweep", axis=[0, 2], mode=MODES)
+def all_vmap_axes(ctx, axis, mode):
+    import jax.numpy as jnp
+    from _jaxhelp import swept_vmap
+
+    swept_vmap(
+        ctx,
+        lambda x: jnp.all(x > -2.0, axis=-1),
+        lambda x: np.all(x > -2.0, axis=-1),
+        "float32",
+        mode,
+        in_axis=axis,
+    )

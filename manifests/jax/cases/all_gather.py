@@ -1,7 +1,7 @@
 """jax.lax.all_gather: gathers a value from every member of a named axis (vmap and pmap)."""
 
 import numpy as np
-from _jaxhelp import EVERY_DTYPE, GRAD_FLOATS, local_devices, over_named_axis
+from _jaxhelp import EVERY_DTYPE, GRAD_FLOATS, MODES, local_devices, over_named_axis
 
 from portbench_runner.api import case, sweep
 
@@ -98,3 +98,33 @@ def all_gather_grad_dtypes(ctx, dtype):
 
     out = ctx.measure(jax.grad(loss), x, w)
     check_swept(ctx, out, 4 * w_exact, scale=4.0)
+
+
+# The study's other kinds of paths: the documented error for an axis name nothing binds
+# (exact type and message), and nested jax.vmap with two named axes (gathering over the
+# outer or the inner one), eager and under jax.jit. New names; the cases above keep their
+# ids.
+@case("error-unbound-axis-name")
+def all_gather_error(ctx):
+    import jax
+    from _jaxhelp import check_raises
+
+    x = ctx.put(np.ones((3, 2), dtype="float32"))
+    f = jax.vmap(lambda v: jax.lax.all_gather(v, "j"), axis_name="i")
+    check_raises(ctx, lambda: f(x), NameError, r"unbound axis name: j")
+
+
+@sweep("vmap-nested-{axis}-{mode}-sweep", axis=["outer", "inner"], mode=MODES)
+def all_gather_nested(ctx, axis, mode):
+    import jax
+
+    x = ctx.rng.standard_normal((3, 4, 2)).astype("float32")
+    name = "o" if axis == "outer" else "n"
+    inner = jax.vmap(lambda v: jax.lax.all_gather(v, name), axis_name="n")
+    f = jax.vmap(inner, axis_name="o")
+    out = ctx.measure(ctx.in_mode(mode, f), ctx.put(x))
+    # out[i, j] gathers v over the named axis: x[:, j] (outer) or x[i] (inner).
+    expected = np.stack(
+        [np.stack([x[:, j] if axis == "outer" else x[i] for j in range(4)]) for i in range(3)]
+    )
+    ctx.check_equal(out, expected)

@@ -65,3 +65,21 @@ def arange_float_steps(ctx, dtype, mode):
         out = ctx.measure(fn)
     ctx.check(str(out.dtype) == dtype, f"arange(dtype={dtype}) gave {out.dtype}", "type")
     ctx.check_equal(np.asarray(ctx.to_numpy(out)).astype("float64"), np.arange(6.0, -2.0, -0.25))
+
+
+# The study's other kinds of paths: the documented errors for bad arguments (a zero step; a
+# traced stop under jax.jit, where the length must be static: exact type and message). New
+# names; the cases above keep their ids.
+@sweep("error-{form}", form=["zero-step", "traced-stop"])
+def arange_errors(ctx, form):
+    import jax
+    import jax.numpy as jnp
+    from _jaxhelp import check_raises
+
+    if form == "zero-step":
+        check_raises(ctx, lambda: jnp.arange(0, 10, 0), ZeroDivisionError, r"division by zero")
+    else:
+        f = jax.jit(jnp.arange)
+        check_raises(
+            ctx, lambda: f(5), jax.errors.ConcretizationTypeError, r"jnp\.arange argument 'stop'"
+        )

@@ -43,3 +43,28 @@ def bitwise_and_dtypes(ctx, dtype, mode):
     from _jaxhelp import swept_binary
 
     swept_binary(ctx, jnp.bitwise_and, np.bitwise_and, dtype, mode, lo=-100, hi=100)
+
+
+# The study's other kinds of paths: the documented error for a float operand (exact type and
+# message), and jax.vmap over either operand or both, eager and under jax.jit. New names;
+# the cases above keep their ids.
+@case("error-float-operand")
+def bitwise_and_error(ctx):
+    import jax.numpy as jnp
+    from _jaxhelp import check_raises
+
+    x = ctx.put(np.ones(3, dtype="float32"))
+    check_raises(
+        ctx, lambda: jnp.bitwise_and(x, x), TypeError, r"and does not accept dtype float32"
+    )
+
+
+@sweep("vmap-{axes}-{mode}-sweep", axes=["batched-first", "batched-second", "both"], mode=MODES)
+def bitwise_and_vmap(ctx, axes, mode):
+    import jax.numpy as jnp
+    from _jaxhelp import swept_vmap_args
+
+    in_axes = {"batched-first": (0, None), "batched-second": (None, 1), "both": (1, 0)}[axes]
+    swept_vmap_args(
+        ctx, jnp.bitwise_and, np.bitwise_and, ("int32", "int32"), mode, in_axes, lo=0, hi=1000
+    )

@@ -131,3 +131,70 @@ def logistic_cdf_grad_dtypes(ctx, dtype, mode):
         return s * (1 - s)
 
     swept_grad(ctx, logistic.cdf, pdf, dtype, mode)
+
+
+# The study's other kinds of paths: the documented errors for bad arguments (a Python list,
+# a complex x: exact type and message), the full grid of norm.cdf's optional arguments (loc
+# and scale each absent, a scalar or a broadcast array), the second derivatives of norm and
+# logistic cdfs (the pdfs' slopes) in float32 and float64, and jax.vmap along a leading and
+# an inner axis, eager and under jax.jit. New names; the cases above keep their ids.
+@sweep("error-{form}", form=["list-input", "complex-input"])
+def cdf_errors(ctx, form):
+    from _jaxhelp import check_raises
+    from jax.scipy.stats import norm
+
+    if form == "list-input":
+        check_raises(
+            ctx, lambda: norm.cdf([0.5, 1.0]), TypeError, r"cdf requires ndarray or scalar"
+        )
+    else:
+        z = ctx.put(np.ones(2, dtype="complex64"))
+        check_raises(ctx, lambda: norm.cdf(z), TypeError, r"x\.dtype=complex64 is not supported")
+
+
+@sweep(
+    "flags-loc-{loc}-scale-{scale}-sweep",
+    loc=["none", "scalar", "array"],
+    scale=["none", "scalar", "array"],
+)
+def norm_cdf_flags(ctx, loc, scale):
+    from jax.scipy.stats import norm
+
+    x = ctx.rng.uniform(-4, 4, (6, 5))
+    locs = {"none": None, "scalar": 0.75, "array": ctx.rng.uniform(-1, 1, (5,))}
+    scales = {"none": None, "scalar": 2.5, "array": ctx.rng.uniform(0.5, 3, (6, 1))}
+    kw = {}
+    if locs[loc] is not None:
+        kw["loc"] = ctx.put(locs[loc]) if loc == "array" else locs[loc]
+    if scales[scale] is not None:
+        kw["scale"] = ctx.put(scales[scale]) if scale == "array" else scales[scale]
+    out = ctx.measure(lambda v: norm.cdf(v, **kw), ctx.put(x))
+    m = 0.0 if locs[loc] is None else locs[loc]
+    s = 1.0 if scales[scale] is None else scales[scale]
+    ctx.check(out.shape == (6, 5), f"shape {out.shape}", "other")
+    ctx.check_close(out, NDTR((x - m) / s), dtype="float64", atol=1e-12)
+
+
+@sweep(
+    "grad2-{dist}-{dtype}-{mode}-sweep", dist=["norm", "logistic"], dtype=FLOATS_32_64, mode=MODES
+)
+def cdf_grad2(ctx, dist, dtype, mode):
+    from _jaxhelp import swept_grad2
+
+    cdf = ctx.require(f"jax.scipy.stats.{dist}.cdf")
+
+    def d2(x):
+        if dist == "norm":
+            return -x * np.exp(-(x**2) / 2) / np.sqrt(2 * np.pi)
+        s = 1 / (1 + np.exp(-x))
+        return s * (1 - s) * (1 - 2 * s)
+
+    swept_grad2(ctx, cdf, d2, dtype, mode, lo=-4.0, hi=4.0)
+
+
+@sweep("vmap-axis{axis}-{mode}-sweep", axis=[0, 2], mode=MODES)
+def cdf_vmap_axes(ctx, axis, mode):
+    from _jaxhelp import swept_vmap
+    from jax.scipy.stats import norm
+
+    swept_vmap(ctx, norm.cdf, NDTR, "float32", mode, in_axis=axis, lo=-5.0, hi=5.0)

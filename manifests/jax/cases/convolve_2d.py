@@ -1,7 +1,7 @@
 """jax.scipy.signal.convolve2d: modes full/same/valid against a direct NumPy convolution."""
 
 import numpy as np
-from _jaxhelp import BOOL, COMPLEX, FLOATS, GRAD_FLOATS, MODES
+from _jaxhelp import BOOL, COMPLEX, FLOATS, FLOATS_32_64, GRAD_FLOATS, MODES
 
 from portbench_runner.api import case, sweep
 
@@ -69,3 +69,88 @@ def convolve2d_grad_dtypes(ctx, dtype, mode):
         return jsig.convolve2d(x.reshape(8, 16), k, mode="full")
 
     swept_grad(ctx, fn, lambda x: np.full(x.shape, 2.75), dtype, mode)
+
+
+# The study's other kinds of paths: the documented errors for bad arguments (a 1-d input, an
+# unknown mode, a boundary other than fill: exact type and message), the full grid of
+# convolve2d's flags (mode x precision; boundary and fillvalue take one value each) under
+# jax.jit, the Hessian of sum(convolve2d(x, k)**2) (2 A^T A) in float32 and float64, and
+# jax.vmap along a leading and an inner axis, eager and under jax.jit. New names; the cases
+# above keep their ids.
+@sweep("error-{form}", form=["one-d-input", "unknown-mode", "wrap-boundary"])
+def convolve2d_errors(ctx, form):
+    from _jaxhelp import check_raises
+    from jax.scipy.signal import convolve2d
+
+    x = ctx.put(np.ones((3, 4), dtype="float32"))
+    if form == "one-d-input":
+        v = ctx.put(np.ones(5, dtype="float32"))
+        check_raises(
+            ctx, lambda: convolve2d(v, v), ValueError, r"only supports 2-dimensional inputs"
+        )
+    elif form == "unknown-mode":
+        check_raises(
+            ctx, lambda: convolve2d(x, x, mode="circular"), ValueError, r"mode must be one of"
+        )
+    else:
+        check_raises(
+            ctx,
+            lambda: convolve2d(x, x, boundary="wrap"),
+            NotImplementedError,
+            r"only supports boundary='fill'",
+        )
+
+
+@sweep(
+    "flags-{conv}-precision-{precision}-sweep",
+    conv=["full", "same", "valid"],
+    precision=["default", "highest"],
+)
+def convolve2d_flags(ctx, conv, precision):
+    from jax.scipy.signal import convolve2d
+
+    a = ctx.rng.uniform(-2, 2, (7, 8))
+    k = ctx.rng.uniform(-2, 2, (3, 2))
+    kw = {} if precision == "default" else {"precision": "highest"}
+    out = ctx.measure(
+        ctx.compiled(lambda x, y: convolve2d(x, y, mode=conv, **kw)), ctx.put(a), ctx.put(k)
+    )
+    ctx.check_close(out, reference(a, k, conv), rtol=1e-12, atol=1e-12)
+
+
+@sweep("grad2-{dtype}-{mode}-sweep", dtype=FLOATS_32_64, mode=MODES)
+def convolve2d_hessian(ctx, dtype, mode):
+    import jax.numpy as jnp
+    from _jaxhelp import linear_matrix, swept_hessian
+    from jax.scipy.signal import convolve2d
+
+    k = np.array([[0.5, -1.0], [2.0, 1.0]])
+    kd = ctx.put(k.astype(dtype))
+    a = linear_matrix(lambda v: reference(v, k, "same"), (3, 4))
+    swept_hessian(
+        ctx,
+        lambda v: jnp.sum(convolve2d(v, kd, mode="same") ** 2),
+        lambda x: 2 * a.T @ a,
+        dtype,
+        mode,
+        shape=(3, 4),
+        scale=8.0,
+    )
+
+
+@sweep("vmap-axis{axis}-{mode}-sweep", axis=[0, 2], mode=MODES)
+def convolve2d_vmap_axes(ctx, axis, mode):
+    from _jaxhelp import swept_vmap
+    from jax.scipy.signal import convolve2d
+
+    k = np.array([[1.0, -2.0], [0.5, 1.0]], dtype="float32")
+    kd = ctx.put(k)
+    swept_vmap(
+        ctx,
+        lambda x: convolve2d(x, kd, mode="valid"),
+        lambda x: reference(x, k, "valid"),
+        "float32",
+        mode,
+        in_axis=axis,
+        scale=4.0,
+    )

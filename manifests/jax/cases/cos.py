@@ -1,7 +1,17 @@
 """jax.numpy.cos: eager and jitted across dtypes and sizes, its gradient, vmap."""
 
 import numpy as np
-from _jaxhelp import COMPLEX, FEW_INTS, FLOATS, GRAD_FLOATS, MODES, grad_of_sum, unary, vmapped
+from _jaxhelp import (
+    COMPLEX,
+    FEW_INTS,
+    FLOATS,
+    FLOATS_32_64,
+    GRAD_FLOATS,
+    MODES,
+    grad_of_sum,
+    unary,
+    vmapped,
+)
 
 from portbench_runner.api import case, sweep
 
@@ -63,3 +73,31 @@ def cos_grad_dtypes(ctx, dtype, mode):
     from _jaxhelp import swept_grad
 
     swept_grad(ctx, jnp.cos, lambda x: -np.sin(x), dtype, mode, lo=-3, hi=3, scale=1.0)
+
+
+# The study's other kinds of paths: the documented error for a bad argument (exact type and
+# message), the second derivative (grad of grad) in float32 and float64, and jax.vmap along
+# a leading and an inner axis, eager and under jax.jit. New names; the cases above keep
+# their ids.
+@case("error-list-input")
+def cos_error(ctx):
+    import jax.numpy as jnp
+    from _jaxhelp import check_raises
+
+    check_raises(ctx, lambda: jnp.cos([1.0, 2.0]), TypeError, r"cos requires ndarray or scalar")
+
+
+@sweep("grad2-{dtype}-{mode}-sweep", dtype=FLOATS_32_64, mode=MODES)
+def cos_grad2(ctx, dtype, mode):
+    import jax.numpy as jnp
+    from _jaxhelp import swept_grad2
+
+    swept_grad2(ctx, jnp.cos, lambda x: -np.cos(x), dtype, mode)
+
+
+@sweep("vmap-axis{axis}-{mode}-sweep", axis=[0, 2], mode=MODES)
+def cos_vmap_axes(ctx, axis, mode):
+    import jax.numpy as jnp
+    from _jaxhelp import swept_vmap
+
+    swept_vmap(ctx, jnp.cos, np.cos, "float32", mode, in_axis=axis)

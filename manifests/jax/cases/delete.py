@@ -1,7 +1,7 @@
 """jax.numpy.delete: remove entries by index, slice or index list, along an axis."""
 
 import numpy as np
-from _jaxhelp import EVERY_DTYPE, MODES
+from _jaxhelp import EVERY_DTYPE, FLOATS_32_64, MODES
 
 from portbench_runner.api import case, sweep
 
@@ -54,4 +54,88 @@ def delete_dtypes(ctx, dtype, mode):
 
     swept_exact(
         ctx, lambda v: jnp.delete(v, 2, axis=1), lambda v: np.delete(v, 2, axis=1), dtype, mode
+    )
+
+
+# The study's other kinds of paths: the documented errors for bad indices (a float index,
+# a traced index under jax.jit: exact type and message), more index forms of obj (a slice
+# with a negative step, a boolean mask, negative entries of an index array), duplicate
+# indices (an element listed twice is deleted once, as in NumPy), the Hessian of
+# sum(delete(x)**3) (diag(6x) on the kept elements) in float32 and float64, and jax.vmap
+# along a leading and an inner axis, eager and under jax.jit. New names; the cases above
+# keep their ids.
+@sweep("error-{form}", form=["float-index", "traced-index"])
+def delete_errors(ctx, form):
+    import jax
+    import jax.numpy as jnp
+    from _jaxhelp import check_raises
+
+    x = ctx.put(np.arange(5, dtype="float32"))
+    if form == "float-index":
+        check_raises(ctx, lambda: jnp.delete(x, 1.5), ValueError, r"must be integer or bool")
+    else:
+        f = jax.jit(jnp.delete)
+        check_raises(
+            ctx,
+            lambda: f(x, 1),
+            jax.errors.ConcretizationTypeError,
+            r"'obj' array argument of jnp\.delete",
+        )
+
+
+@sweep(
+    "index-{form}-{mode}-sweep",
+    form=["negative-step-slice", "bool-mask", "negative-entries"],
+    mode=MODES,
+)
+def delete_index_forms(ctx, form, mode):
+    import jax.numpy as jnp
+
+    x = np.arange(24, dtype="float32").reshape(6, 4)
+    obj = {
+        "negative-step-slice": slice(None, None, -2),
+        "bool-mask": np.array([True, False, False, True, False, True]),
+        "negative-entries": np.array([-1, 0, -3]),
+    }[form]
+    # obj is static (a slice or a NumPy array closed over), so the output's shape is known
+    # under jax.jit too.
+    out = ctx.measure(ctx.in_mode(mode, lambda v: jnp.delete(v, obj, axis=0)), ctx.put(x))
+    ctx.check_equal(out, np.delete(x, obj, axis=0))
+
+
+@sweep("duplicate-indices-{mode}-sweep", mode=MODES)
+def delete_duplicates(ctx, mode):
+    import jax.numpy as jnp
+
+    x = np.arange(10, dtype="float32")
+    obj = np.array([2, 7, 2, 2, 9])
+    out = ctx.measure(ctx.in_mode(mode, lambda v: jnp.delete(v, obj)), ctx.put(x))
+    ctx.check_equal(out, np.delete(x, obj))
+
+
+@sweep("grad2-{dtype}-{mode}-sweep", dtype=FLOATS_32_64, mode=MODES)
+def delete_hessian(ctx, dtype, mode):
+    import jax.numpy as jnp
+    from _jaxhelp import selection_hessian, swept_hessian
+
+    obj = np.array([0, 2, 3])
+    f, href = selection_hessian(
+        lambda v: jnp.delete(v, obj, axis=1), lambda v: np.delete(v, obj, axis=1), (3, 5)
+    )
+    swept_hessian(ctx, f, href, dtype, mode, shape=(3, 5))
+
+
+@sweep("vmap-axis{axis}-{mode}-sweep", axis=[0, 2], mode=MODES)
+def delete_vmap_axes(ctx, axis, mode):
+    import jax.numpy as jnp
+    from _jaxhelp import swept_vmap
+
+    obj = np.array([1, 3])
+    swept_vmap(
+        ctx,
+        lambda x: jnp.delete(x, obj, axis=1),
+        lambda x: np.delete(x, obj, axis=1),
+        "float32",
+        mode,
+        in_axis=axis,
     )

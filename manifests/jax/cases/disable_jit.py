@@ -2,7 +2,7 @@
 happen on every call, values stay concrete); outside, tracing resumes."""
 
 import numpy as np
-from _jaxhelp import EVERY_DTYPE, GRAD_FLOATS
+from _jaxhelp import EVERY_DTYPE, FLOATS_32_64, GRAD_FLOATS, MODES
 
 from portbench_runner.api import case, sweep
 
@@ -111,3 +111,65 @@ def disable_jit_grad_dtypes(ctx, dtype):
             return f(v)
 
     swept_grad(ctx, disabled, lambda x: 2 * x, dtype, "eager")
+
+
+# The study's other kinds of paths: the documented error disable_jit exists to avoid (Python
+# control flow on a traced value under jax.jit: exact type per release, since jax 0.4.14
+# raises the TracerBoolConversionError subclass), and transforms under disable_jit: jax.vmap
+# and the second derivative (grad of grad) of a jitted function give what the jitted
+# function gives. New names; the cases above keep their ids.
+@case("error-python-branch-on-tracer")
+def disable_jit_error(ctx):
+    import jax
+    from _jaxhelp import check_raises, for_release
+
+    f = jax.jit(lambda v: v * 2 if v > 0 else -v)
+    exc = for_release(
+        ctx,
+        (
+            ("0.4", jax.errors.ConcretizationTypeError),
+            ("0.4.14", getattr(jax.errors, "TracerBoolConversionError", None)),
+        ),
+    )
+    check_raises(ctx, lambda: f(ctx.put(np.float32(1.0))), exc, r"traced array with shape bool\[\]")
+
+
+@sweep("vmap-{mode}-sweep", mode=MODES)
+def disable_jit_vmap(ctx, mode):
+    import jax
+    import jax.numpy as jnp
+
+    f = jax.jit(lambda v: jnp.sin(v) * jnp.sum(v))
+    x = ctx.rng.uniform(-2, 2, (6, 5)).astype("float32")
+    with_jit = np.asarray(ctx.to_numpy(jax.vmap(f)(ctx.put(x))))
+
+    def run(v):
+        with jax.disable_jit():
+            return ctx.in_mode(mode, jax.vmap(f))(v)
+
+    out = ctx.measure(run, ctx.put(x))
+    ctx.check_close(out, with_jit, dtype="float32", rtol=1e-5, atol=1e-5)
+    ctx.check_close(
+        out,
+        np.sin(x.astype("float64")) * x.astype("float64").sum(axis=1, keepdims=True),
+        rtol=1e-5,
+        atol=1e-5,
+    )
+
+
+@sweep("grad2-{dtype}-sweep", dtype=FLOATS_32_64)
+def disable_jit_grad2(ctx, dtype):
+    import jax
+    import jax.numpy as jnp
+    from _jaxhelp import check_swept, grad2
+
+    f = jax.jit(lambda v: jnp.sin(v) * v)
+    x = ctx.put(ctx.rng.uniform(-2, 2, 32).astype(dtype))
+
+    def run(v):
+        with jax.disable_jit():
+            return grad2(f)(v)
+
+    out = ctx.measure(run, x)
+    exact = np.asarray(ctx.to_numpy(x)).astype("float64")
+    check_swept(ctx, out, 2 * np.cos(exact) - exact * np.sin(exact))

@@ -69,3 +69,35 @@ def eig_dtypes(ctx, dtype, mode):
     reference = np.linalg.eigvals(a64)
     distance = np.abs(w[:, :, None] - reference[:, None, :]).min(axis=2)
     ctx.check(distance.max() <= tol * scale, f"eigenvalues off by up to {distance.max():.3g}")
+
+
+# The study's other kinds of paths: the documented error for a non-square matrix (exact type;
+# the message changed in jax 0.5.1 but names eig and the shape in both), and jax.vmap over a
+# batch of matrices, eager and under jax.jit. New names; the cases above keep their ids.
+@case("error-non-square")
+def eig_error(ctx):
+    import jax.numpy as jnp
+    from _jaxhelp import check_raises
+
+    x = ctx.put(np.ones((3, 4), dtype="float32"))
+    check_raises(ctx, lambda: jnp.linalg.eig(x), ValueError, r"eig.*\(3, 4\)")
+
+
+@sweep("vmap-{mode}-sweep", mode=MODES)
+def eig_vmap(ctx, mode):
+    import jax
+    import jax.numpy as jnp
+
+    a = ctx.rng.uniform(-2, 2, (4, 5, 5))
+    w, v = (
+        np.asarray(ctx.to_numpy(t))
+        for t in ctx.measure(ctx.in_mode(mode, jax.vmap(jnp.linalg.eig)), ctx.put(a))
+    )
+    ctx.check(w.shape == (4, 5) and v.shape == (4, 5, 5), f"shapes {w.shape} {v.shape}", "other")
+    for k in range(4):
+        ctx.check_close(
+            a[k] @ v[k], v[k] * w[k], rtol=1e-9, atol=1e-9, what=f"matrix {k}: A v = v lambda"
+        )
+        ctx.check_close(
+            np.sort_complex(w[k]), np.sort_complex(np.linalg.eigvals(a[k])), rtol=1e-9, atol=1e-9
+        )

@@ -71,3 +71,29 @@ def einsum_path_dtypes(ctx, dtype, mode):
     floats = [np.zeros(s, dtype="float32") for s in shapes]
     want, _ = jnp.einsum_path(subscripts, *floats, optimize="greedy")
     ctx.check(_steps(path) == _steps(want), f"path {path} for {dtype}, {want} for float32")
+
+
+# The study's other kinds of paths: the documented errors for subscripts that do not match
+# the operands (too few operands, sizes of one label that differ, an output label no input
+# has: exact type and message). New names; the cases above keep their ids.
+@sweep("error-{form}", form=["operand-count", "label-sizes", "unknown-output-label"])
+def einsum_path_errors(ctx, form):
+    import jax.numpy as jnp
+    from _jaxhelp import check_raises
+
+    x = ctx.put(np.ones((3, 4), dtype="float32"))
+    call, pattern = {
+        "operand-count": (
+            lambda: jnp.einsum_path("ij,jk->ik", x),
+            r"Number of einsum subscripts, 2, must be equal to the number of operands, 1",
+        ),
+        "label-sizes": (
+            lambda: jnp.einsum_path("ij,jk->ik", x, x),
+            r"Size of label 'j' for operand 1 \(4\) does not match previous terms \(3\)",
+        ),
+        "unknown-output-label": (
+            lambda: jnp.einsum_path("ij->ik", x),
+            r"Output character 'k' did not appear in the input",
+        ),
+    }[form]
+    check_raises(ctx, call, ValueError, pattern)

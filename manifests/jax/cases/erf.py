@@ -3,7 +3,7 @@
 import math
 
 import numpy as np
-from _jaxhelp import FLOATS, GRAD_FLOATS, MODES, grad_of_sum, unary
+from _jaxhelp import FLOATS, FLOATS_32_64, GRAD_FLOATS, MODES, grad_of_sum, unary
 
 from portbench_runner.api import case, sweep
 
@@ -77,3 +77,35 @@ def erf_grad_dtypes(ctx, dtype, mode):
         hi=3,
         scale=1.0,
     )
+
+
+# The study's other kinds of paths: the documented error for a bad argument (lax.erf takes
+# floats only: exact type and message), the second derivative (grad of grad,
+# -4x exp(-x**2) / sqrt(pi)) in float32 and float64, and jax.vmap along a leading and an
+# inner axis, eager and under jax.jit. New names; the cases above keep their ids.
+@case("error-integer-input")
+def erf_error(ctx):
+    from _jaxhelp import check_raises
+    from jax import lax
+
+    x = ctx.put(np.arange(4, dtype="int32"))
+    check_raises(ctx, lambda: lax.erf(x), TypeError, r"erf does not accept dtype int32")
+
+
+@sweep("grad2-{dtype}-{mode}-sweep", dtype=FLOATS_32_64, mode=MODES)
+def erf_grad2(ctx, dtype, mode):
+    from _jaxhelp import swept_grad2
+    from jax import lax
+
+    def d2(x):
+        return -4.0 * x * np.exp(-(x**2)) / np.sqrt(np.pi)
+
+    swept_grad2(ctx, lax.erf, d2, dtype, mode)
+
+
+@sweep("vmap-axis{axis}-{mode}-sweep", axis=[0, 2], mode=MODES)
+def erf_vmap_axes(ctx, axis, mode):
+    from _jaxhelp import swept_vmap
+    from jax import lax
+
+    swept_vmap(ctx, lax.erf, np.vectorize(math.erf), "float32", mode, in_axis=axis)

@@ -93,3 +93,49 @@ def eval_context_dtypes(ctx, dtype, mode):
     ctx.check_equal(
         np.asarray(ctx.to_numpy(got)), np.flip(values, axis=1).astype(host_dtype(dtype))
     )
+
+
+# The study's other kinds of paths: the documented limit of eval_context as an error path (a
+# tracer of the enclosing jax.jit stays abstract inside the context, so float() of it raises
+# ConcretizationTypeError), and eval_context under jax.vmap (constants built inside it are
+# concrete while the mapped function is traced). New names; the cases above keep their ids.
+@case("error-outer-tracer-stays-abstract")
+def eval_context_error(ctx):
+    import jax
+    from _jaxhelp import check_raises
+
+    eval_context = _eval_context(ctx)
+
+    @jax.jit
+    def f(v):
+        with eval_context():
+            return float(v)
+
+    check_raises(
+        ctx,
+        lambda: f(ctx.put(np.float32(1.0))),
+        jax.errors.ConcretizationTypeError,
+        r"Abstract tracer value encountered",
+    )
+
+
+@sweep("vmap-{mode}-sweep", mode=MODES)
+def eval_context_vmap(ctx, mode):
+    import jax
+    import jax.numpy as jnp
+
+    eval_context = _eval_context(ctx)
+    kinds = []
+
+    def f(v):
+        with eval_context():
+            constant = jnp.arange(4.0) + 1
+        kinds.append(isinstance(constant, jax.Array))
+        return v * constant
+
+    x = ctx.rng.uniform(-2, 2, (3, 4))
+    out = ctx.measure(ctx.in_mode(mode, jax.vmap(f)), ctx.put(x))
+    ctx.check_close(out, x * (np.arange(4.0) + 1), dtype="float64")
+    ctx.check(
+        kinds and all(kinds), "a constant built in eval_context under vmap was a tracer", "other"
+    )

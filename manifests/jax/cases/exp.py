@@ -1,7 +1,7 @@
 """jax.numpy.exp: values, overflow to inf, gradient, jit."""
 
 import numpy as np
-from _jaxhelp import COMPLEX, FEW_INTS, FLOATS, GRAD_FLOATS, MODES, grad_of_sum, unary
+from _jaxhelp import COMPLEX, FEW_INTS, FLOATS, FLOATS_32_64, GRAD_FLOATS, MODES, grad_of_sum, unary
 
 from portbench_runner.api import case, sweep
 
@@ -65,3 +65,31 @@ def exp_grad_dtypes(ctx, dtype, mode):
     from _jaxhelp import swept_grad
 
     swept_grad(ctx, jnp.exp, np.exp, dtype, mode, lo=-2, hi=2, scale=1.0)
+
+
+# The study's other kinds of paths: the documented error for a bad argument (exact type and
+# message), the second derivative (grad of grad) in float32 and float64, and jax.vmap along
+# a leading and an inner axis, eager and under jax.jit. New names; the cases above keep
+# their ids.
+@case("error-list-input")
+def exp_error(ctx):
+    import jax.numpy as jnp
+    from _jaxhelp import check_raises
+
+    check_raises(ctx, lambda: jnp.exp([1.0, 2.0]), TypeError, r"exp requires ndarray or scalar")
+
+
+@sweep("grad2-{dtype}-{mode}-sweep", dtype=FLOATS_32_64, mode=MODES)
+def exp_grad2(ctx, dtype, mode):
+    import jax.numpy as jnp
+    from _jaxhelp import swept_grad2
+
+    swept_grad2(ctx, jnp.exp, np.exp, dtype, mode)
+
+
+@sweep("vmap-axis{axis}-{mode}-sweep", axis=[0, 2], mode=MODES)
+def exp_vmap_axes(ctx, axis, mode):
+    import jax.numpy as jnp
+    from _jaxhelp import swept_vmap
+
+    swept_vmap(ctx, jnp.exp, np.exp, "float32", mode, in_axis=axis)

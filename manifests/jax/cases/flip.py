@@ -1,7 +1,7 @@
 """jax.numpy.flip: all axes, one axis, several axes, dtypes, jit, gradient."""
 
 import numpy as np
-from _jaxhelp import EVERY_DTYPE, MODES
+from _jaxhelp import EVERY_DTYPE, FLOATS_32_64, MODES
 
 from portbench_runner.api import case, sweep
 
@@ -61,3 +61,40 @@ def flip_dtypes(ctx, dtype, mode):
     out = ctx.measure(ctx.in_mode(mode, lambda v: jnp.flip(v, axis=1)), x)
     ctx.check(str(out.dtype) == dtype, f"flip of {dtype} gave {out.dtype}")
     ctx.check_equal(out, np.flip(exact, axis=1).astype(out.dtype))
+
+
+# The study's other kinds of paths: the documented error for a bad axis (exact type and
+# message), the Hessian of sum(flip(x)**3) (flip only moves elements: diag(6x)) in float32
+# and float64, and jax.vmap along a leading and an inner axis, eager and under jax.jit. New
+# names; the cases above keep their ids.
+@case("error-axis-out-of-range")
+def flip_error(ctx):
+    import jax.numpy as jnp
+    from _jaxhelp import check_raises
+
+    x = ctx.put(np.ones((3, 4), dtype="float32"))
+    check_raises(ctx, lambda: jnp.flip(x, axis=2), ValueError, r"axis 2 is out of bounds")
+
+
+@sweep("grad2-{dtype}-{mode}-sweep", dtype=FLOATS_32_64, mode=MODES)
+def flip_hessian(ctx, dtype, mode):
+    import jax.numpy as jnp
+    from _jaxhelp import selection_hessian, swept_hessian
+
+    f, href = selection_hessian(lambda v: jnp.flip(v, axis=1), lambda v: np.flip(v, axis=1), (3, 4))
+    swept_hessian(ctx, f, href, dtype, mode, shape=(3, 4))
+
+
+@sweep("vmap-axis{axis}-{mode}-sweep", axis=[0, 2], mode=MODES)
+def flip_vmap_axes(ctx, axis, mode):
+    import jax.numpy as jnp
+    from _jaxhelp import swept_vmap
+
+    swept_vmap(
+        ctx,
+        lambda x: jnp.flip(x, axis=0),
+        lambda x: np.flip(x, axis=0),
+        "float32",
+        mode,
+        in_axis=axis,
+    )

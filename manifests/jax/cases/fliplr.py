@@ -1,7 +1,7 @@
 """jax.numpy.fliplr: reverses the second axis; 2-d and n-d inputs; 1-d is refused; jit."""
 
 import numpy as np
-from _jaxhelp import EVERY_DTYPE, MODES
+from _jaxhelp import EVERY_DTYPE, FLOATS_32_64, MODES
 
 from portbench_runner.api import case, sweep
 
@@ -53,3 +53,35 @@ def fliplr_dtypes(ctx, dtype, mode):
     from _jaxhelp import swept_exact
 
     swept_exact(ctx, jnp.fliplr, np.fliplr, dtype, mode)
+
+
+# The study's other kinds of paths: the documented error for a 1-d input, which has no
+# second axis (exact type and message), the Hessian of sum(fliplr(x)**3) (diag(6x)) in
+# float32 and float64, and jax.vmap along a leading and an inner axis, eager and under
+# jax.jit. New names; the cases above keep their ids.
+@case("error-one-d-input")
+def fliplr_error(ctx):
+    import jax.numpy as jnp
+    from _jaxhelp import check_raises
+
+    x = ctx.put(np.ones(5, dtype="float32"))
+    check_raises(
+        ctx, lambda: jnp.fliplr(x), ValueError, r"axis 1 is out of bounds for array of dimension 1"
+    )
+
+
+@sweep("grad2-{dtype}-{mode}-sweep", dtype=FLOATS_32_64, mode=MODES)
+def fliplr_hessian(ctx, dtype, mode):
+    import jax.numpy as jnp
+    from _jaxhelp import selection_hessian, swept_hessian
+
+    f, href = selection_hessian(jnp.fliplr, np.fliplr, (3, 4))
+    swept_hessian(ctx, f, href, dtype, mode, shape=(3, 4))
+
+
+@sweep("vmap-axis{axis}-{mode}-sweep", axis=[0, 2], mode=MODES)
+def fliplr_vmap_axes(ctx, axis, mode):
+    import jax.numpy as jnp
+    from _jaxhelp import swept_vmap
+
+    swept_vmap(ctx, jnp.fliplr, np.fliplr, "float32", mode, in_axis=axis)

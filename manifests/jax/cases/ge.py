@@ -48,3 +48,41 @@ def ge_dtypes(ctx, dtype, mode):
     from _jaxhelp import swept_binary
 
     swept_binary(ctx, jax.lax.ge, np.greater_equal, dtype, mode, lo=0, hi=4, broadcast=False)
+
+
+# The study's other kinds of paths: the documented errors for bad arguments (lax.ge takes
+# equal dtypes and shapes, and no complex: exact type and message), and jax.vmap over either
+# operand or both, eager and under jax.jit. New names; the cases above keep their ids.
+@sweep("error-{form}", form=["mixed-dtypes", "mixed-shapes", "complex-operands"])
+def ge_errors(ctx, form):
+    from _jaxhelp import check_raises
+    from jax import lax
+
+    f32 = ctx.put(np.ones(2, dtype="float32"))
+    call, exc, pattern = {
+        "mixed-dtypes": (
+            lambda: lax.ge(f32, ctx.put(np.ones(2, dtype="int32"))),
+            TypeError,
+            r"lax\.ge requires arguments to have the same dtypes, got float32, int32",
+        ),
+        "mixed-shapes": (
+            lambda: lax.ge(f32, ctx.put(np.ones(3, dtype="float32"))),
+            TypeError,
+            r"ge got incompatible shapes for broadcasting",
+        ),
+        "complex-operands": (
+            lambda: lax.ge(*[ctx.put(np.ones(2, dtype="complex64"))] * 2),
+            TypeError,
+            r"ge does not accept dtype complex64",
+        ),
+    }[form]
+    check_raises(ctx, call, exc, pattern)
+
+
+@sweep("vmap-{axes}-{mode}-sweep", axes=["batched-first", "batched-second", "both"], mode=MODES)
+def ge_vmap(ctx, axes, mode):
+    from _jaxhelp import swept_vmap_args
+    from jax import lax
+
+    in_axes = {"batched-first": (0, None), "batched-second": (None, 1), "both": (1, 0)}[axes]
+    swept_vmap_args(ctx, lax.ge, np.greater_equal, ("float32", "float32"), mode, in_axes)

@@ -1,7 +1,7 @@
 """jax._src.core.get_aval (private): the abstract value (shape, dtype, weak type) of a value."""
 
 import numpy as np
-from _jaxhelp import EVERY_DTYPE, np_dtype
+from _jaxhelp import EVERY_DTYPE, MODES, np_dtype
 
 from portbench_runner.api import case, sweep
 
@@ -74,3 +74,58 @@ def get_aval_dtypes(ctx, dtype, form):
         "type",
     )
     ctx.check(not getattr(aval, "weak_type", False), f"aval {aval} is weakly typed", "type")
+
+
+# The study's other kinds of paths: the documented error for a value that is not a JAX type
+# (exact type and message), and the avals of transformed values: inside jax.vmap the
+# per-example shape, inside grad of grad the primal's shape and dtype. New names; the cases
+# above keep their ids.
+@case("error-not-a-jax-type")
+def get_aval_error(ctx):
+    from _jaxhelp import check_raises
+
+    get_aval = ctx.require("jax._src.core.get_aval")
+    check_raises(ctx, lambda: get_aval("x"), TypeError, r"is not a valid JAX type")
+
+
+@sweep("vmap-{mode}-sweep", mode=MODES)
+def get_aval_vmap(ctx, mode):
+    import jax
+
+    get_aval = ctx.require("jax._src.core.get_aval")
+    seen = []
+
+    def f(v):
+        seen.append(get_aval(v))
+        return v * 2
+
+    ctx.measure(
+        ctx.in_mode(mode, jax.vmap(f)), ctx.put(np.ones((7, 3, 2), dtype="float32")), warm=False
+    )
+    ctx.check(
+        tuple(seen[0].shape) == (3, 2) and str(seen[0].dtype) == "float32",
+        f"per-example aval {seen[0]}",
+        "other",
+    )
+
+
+@sweep("grad2-{mode}-sweep", mode=MODES)
+def get_aval_grad2(ctx, mode):
+    import jax
+    import jax.numpy as jnp
+
+    get_aval = ctx.require("jax._src.core.get_aval")
+    seen = []
+
+    def f(v):
+        seen.append(get_aval(v))
+        return jnp.sum(v**3)
+
+    x = ctx.put(np.arange(4, dtype="float64"))
+    out = ctx.measure(ctx.in_mode(mode, jax.grad(lambda v: jnp.sum(jax.grad(f)(v)))), x, warm=False)
+    ctx.check_close(out, 6 * np.arange(4.0), dtype="float64")
+    ctx.check(
+        all(tuple(a.shape) == (4,) and str(a.dtype) == "float64" for a in seen),
+        f"avals {seen}",
+        "other",
+    )

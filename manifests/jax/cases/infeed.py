@@ -99,3 +99,18 @@ def infeed_dtypes(ctx, dtype):
     ctx.check_equal(
         np.asarray(ctx.to_numpy(out)), payload.astype(np.asarray(ctx.to_numpy(out)).dtype)
     )
+
+
+# The study's other kind of path here: the documented error for a shape that is not a pytree
+# of ShapedArrays (exact type and message). jax 0.10.2 has no lax.infeed and skips. New
+# name; the cases above keep their ids.
+@case("error-shape-not-avals")
+def infeed_error(ctx):
+    import jax
+    from _jaxhelp import check_raises
+
+    infeed = ctx.require("jax.lax.infeed")
+    token = jax.lax.create_token()
+    check_raises(
+        ctx, lambda: infeed(token, shape=(3,)), TypeError, r"must be a pytree of ShapedArray values"
+    )

@@ -1,6 +1,7 @@
 """jax.lax.integer_pow: x ** n for fixed integer n (positive, zero, negative), gradient."""
 
-from _jaxhelp import ALL_NUMERIC, GRAD_FLOATS, MODES, draw, placed
+import numpy as np
+from _jaxhelp import ALL_NUMERIC, FLOATS_32_64, GRAD_FLOATS, MODES, draw, placed
 
 from portbench_runner.api import case, sweep
 
@@ -57,3 +58,51 @@ def integer_pow_grad_dtypes(ctx, dtype, mode):
     from _jaxhelp import swept_grad
 
     swept_grad(ctx, lambda v: jax.lax.integer_pow(v, 3), lambda x: 3 * x**2, dtype, mode, scale=4.0)
+
+
+# The study's other kinds of paths: the documented errors for bad arguments (an integer to a
+# negative power, a boolean base: exact type and message), the second derivative of x**4
+# (12 x**2) in float32 and float64, and jax.vmap along a leading and an inner axis, eager
+# and under jax.jit. New names; the cases above keep their ids.
+@sweep("error-{form}", form=["integer-negative-power", "bool-base"])
+def integer_pow_errors(ctx, form):
+    from _jaxhelp import check_raises
+    from jax import lax
+
+    if form == "integer-negative-power":
+        x = ctx.put(np.arange(1, 3, dtype="int32"))
+        check_raises(
+            ctx,
+            lambda: lax.integer_pow(x, -2),
+            TypeError,
+            r"Integers cannot be raised to negative powers",
+        )
+    else:
+        x = ctx.put(np.ones(2, dtype=bool))
+        check_raises(
+            ctx, lambda: lax.integer_pow(x, 2), TypeError, r"integer_pow does not accept dtype bool"
+        )
+
+
+@sweep("grad2-{dtype}-{mode}-sweep", dtype=FLOATS_32_64, mode=MODES)
+def integer_pow_grad2(ctx, dtype, mode):
+    from _jaxhelp import swept_grad2
+    from jax import lax
+
+    swept_grad2(ctx, lambda x: lax.integer_pow(x, 4), lambda x: 12 * x**2, dtype, mode)
+
+
+@sweep("vmap-axis{axis}-{mode}-sweep", axis=[0, 2], mode=MODES)
+def integer_pow_vmap_axes(ctx, axis, mode):
+    from _jaxhelp import swept_vmap
+    from jax import lax
+
+    swept_vmap(
+        ctx,
+        lambda x: lax.integer_pow(x, 3),
+        lambda x: x**3,
+        "float32",
+        mode,
+        in_axis=axis,
+        scale=2.0,
+    )

@@ -1,7 +1,7 @@
 """jax.numpy.isscalar: Python and NumPy scalars, 0-d and n-d arrays, under jit tracing."""
 
 import numpy as np
-from _jaxhelp import EVERY_DTYPE, np_dtype
+from _jaxhelp import EVERY_DTYPE, MODES, np_dtype
 
 from portbench_runner.api import case, sweep
 
@@ -70,3 +70,31 @@ def isscalar_dtypes(ctx, dtype, form):
 
     ctx.measure(traced, arr, warm=False)
     ctx.check(seen == [expected], f"isscalar of a traced 0-d {dtype} gave {seen}, not {expected}")
+
+
+# The study's other kind of path here: isscalar under jax.vmap (each example of a batch of
+# vectors is a 0-d traced value inside the mapped function, a scalar from 0.4.14 on; of a
+# batch of matrices, a vector, not one), eager and under jax.jit. isscalar answers every
+# value with a bool (None, lists and strings included), so it has no error path. New names;
+# the cases above keep their ids.
+@sweep("vmap-{rank}-{mode}-sweep", rank=["vector-batch", "matrix-batch"], mode=MODES)
+def isscalar_vmap(ctx, rank, mode):
+    import jax
+    import jax.numpy as jnp
+
+    answers = []
+
+    def f(v):
+        answers.append(bool(jnp.isscalar(v)))
+        return v * 2
+
+    shape = (6,) if rank == "vector-batch" else (6, 3)
+    ctx.measure(
+        ctx.in_mode(mode, jax.vmap(f)), ctx.put(np.ones(shape, dtype="float32")), warm=False
+    )
+    # One example of a vector batch is a 0-d traced value: a scalar where the release says
+    # 0-d arrays are (0.4.14 on, see _zero_d_is_scalar).
+    want = rank == "vector-batch" and _zero_d_is_scalar(ctx)
+    ctx.check(
+        answers == [want], f"isscalar of one example gave {answers}, expected [{want}]", "other"
+    )

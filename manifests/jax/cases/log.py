@@ -1,7 +1,7 @@
 """jax.numpy.log: positive inputs, log(0) = -inf, negative gives nan, gradient, jit."""
 
 import numpy as np
-from _jaxhelp import COMPLEX, FEW_INTS, FLOATS, GRAD_FLOATS, MODES, grad_of_sum, unary
+from _jaxhelp import COMPLEX, FEW_INTS, FLOATS, FLOATS_32_64, GRAD_FLOATS, MODES, grad_of_sum, unary
 
 from portbench_runner.api import case, sweep
 
@@ -64,3 +64,31 @@ def log_grad_dtypes(ctx, dtype, mode):
     from _jaxhelp import swept_grad
 
     swept_grad(ctx, jnp.log, lambda x: 1 / x, dtype, mode, lo=0.5, hi=5, scale=1.0)
+
+
+# The study's other kinds of paths: the documented error for a bad argument (exact type and
+# message), the second derivative (grad of grad, -1/x**2) in float32 and float64, and
+# jax.vmap along a leading and an inner axis, eager and under jax.jit. New names; the cases
+# above keep their ids.
+@case("error-list-input")
+def log_error(ctx):
+    import jax.numpy as jnp
+    from _jaxhelp import check_raises
+
+    check_raises(ctx, lambda: jnp.log([1.0, 2.0]), TypeError, r"log requires ndarray or scalar")
+
+
+@sweep("grad2-{dtype}-{mode}-sweep", dtype=FLOATS_32_64, mode=MODES)
+def log_grad2(ctx, dtype, mode):
+    import jax.numpy as jnp
+    from _jaxhelp import swept_grad2
+
+    swept_grad2(ctx, jnp.log, lambda x: -1.0 / x**2, dtype, mode, lo=0.5, hi=3.0)
+
+
+@sweep("vmap-axis{axis}-{mode}-sweep", axis=[0, 2], mode=MODES)
+def log_vmap_axes(ctx, axis, mode):
+    import jax.numpy as jnp
+    from _jaxhelp import swept_vmap
+
+    swept_vmap(ctx, jnp.log, np.log, "float32", mode, in_axis=axis, lo=0.1, hi=5.0)

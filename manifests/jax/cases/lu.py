@@ -90,3 +90,66 @@ def lu_grad_dtypes(ctx, dtype, mode):
 
     out = ctx.measure(ctx.in_mode(mode, jax.grad(loss)), a, w)
     check_swept(ctx, out, w_exact, scale=10.0)
+
+
+# The study's other kinds of paths: the documented error for a 1-d input (exact type and
+# message per release: jax 0.5.1 moved the rank check into its linalg primitives), the full
+# grid of lu's flags (permute_l x check_finite), and jax.vmap over a batch of matrices,
+# eager and under jax.jit. New names; the cases above keep their ids.
+@case("error-one-d-input")
+def lu_error(ctx):
+    import jax.scipy.linalg as jsl
+    from _jaxhelp import check_raises, for_release
+
+    x = ctx.put(np.ones(5, dtype="float32"))
+    exc, pattern = for_release(
+        ctx,
+        (
+            ("0.4", (ValueError, r"must have ndims >= 2")),
+            ("0.5.1", (TypeError, r"to lu must have rank at least 2")),
+        ),
+    )
+    check_raises(ctx, lambda: jsl.lu(x), exc, pattern)
+
+
+@sweep(
+    "flags-{permute}-{check}-sweep",
+    permute=["permute-l", "p-l-u"],
+    check=["check-finite", "no-check"],
+)
+def lu_flags(ctx, permute, check):
+    import jax.scipy.linalg as jsl
+
+    a = ctx.rng.uniform(-2, 2, (6, 6))
+    flags = {"permute_l": permute == "permute-l", "check_finite": check == "check-finite"}
+    out = ctx.measure(ctx.compiled(lambda m: jsl.lu(m, **flags)), ctx.put(a))
+    parts = [np.asarray(ctx.to_numpy(t)) for t in out]
+    if flags["permute_l"]:
+        pl, u = parts
+        ctx.check_close(pl @ u, a, rtol=1e-10, atol=1e-10, what="(P L) U")
+    else:
+        p, low, u = parts
+        ctx.check_close(p @ low @ u, a, rtol=1e-10, atol=1e-10, what="P L U")
+        ctx.check(
+            np.allclose(np.tril(low), low) and np.allclose(np.diag(low), 1.0),
+            "L is not unit lower",
+            "other",
+        )
+    ctx.check(np.allclose(np.triu(u), u), "U is not upper triangular", "other")
+
+
+@sweep("vmap-{mode}-sweep", mode=MODES)
+def lu_vmap(ctx, mode):
+    import jax
+    import jax.scipy.linalg as jsl
+
+    a = ctx.rng.uniform(-2, 2, (5, 6, 6))
+    p, low, u = (
+        np.asarray(ctx.to_numpy(t))
+        for t in ctx.measure(ctx.in_mode(mode, jax.vmap(jsl.lu)), ctx.put(a))
+    )
+    ctx.check(p.shape == (5, 6, 6), f"P has shape {p.shape}", "other")
+    for k in range(5):
+        ctx.check_close(
+            p[k] @ low[k] @ u[k], a[k], rtol=1e-10, atol=1e-10, what=f"matrix {k}: P L U"
+        )

@@ -1,7 +1,7 @@
 """jax.make_jaxpr: traces functions into jaxprs naming their primitives, shapes and outputs."""
 
 import numpy as np
-from _jaxhelp import EVERY_DTYPE, np_dtype
+from _jaxhelp import EVERY_DTYPE, FLOATS_32_64, np_dtype
 
 from portbench_runner.api import case, sweep
 
@@ -75,3 +75,83 @@ def make_jaxpr_dtypes(ctx, dtype, form):
         core = jax.core if hasattr(jax.core, "eval_jaxpr") else jax.extend.core
         value = core.eval_jaxpr(closed.jaxpr, closed.consts, x)[0]
         ctx.check_equal(value, np.flip(exact.T, axis=0).astype(str(value.dtype)))
+
+
+# The study's other kinds of paths: the documented error for a function that returns no JAX
+# type (exact type and message), the full grid of make_jaxpr's flags (static_argnums x
+# return_shape), and transforms traced: the jaxpr of jax.vmap of a function has the batched
+# shapes and evaluates to the mapped values, the jaxpr of grad of grad evaluates to the
+# second derivative (float32 and float64). New names; the cases above keep their ids.
+@case("error-returns-a-string")
+def make_jaxpr_error(ctx):
+    import jax
+    from _jaxhelp import check_raises
+
+    check_raises(
+        ctx, lambda: jax.make_jaxpr(lambda v: "x")(1.0), TypeError, r"is not a valid JAX type"
+    )
+
+
+@sweep(
+    "flags-{static}-{shape}-sweep",
+    static=["static-argnum", "all-traced"],
+    shape=["return-shape", "jaxpr-only"],
+)
+def make_jaxpr_flags(ctx, static, shape):
+    import jax
+    import jax.numpy as jnp
+
+    def f(x, n):
+        return jnp.tile(x, n) if static == "static-argnum" else x * n
+
+    kw = {"static_argnums": (1,)} if static == "static-argnum" else {}
+    maker = jax.make_jaxpr(f, return_shape=shape == "return-shape", **kw)
+    x = np.arange(3.0)
+    result = ctx.measure(maker, ctx.put(x), 2)
+    closed = result[0] if shape == "return-shape" else result
+    core = ctx.require("jax._src.core")
+    values = core.eval_jaxpr(
+        closed.jaxpr, closed.consts, ctx.put(x), *([] if static == "static-argnum" else [2])
+    )
+    expected = np.tile(x, 2) if static == "static-argnum" else x * 2
+    ctx.check_close(values[0], expected, dtype="float64")
+    if shape == "return-shape":
+        struct = result[1]
+        ctx.check(
+            tuple(struct.shape) == expected.shape and str(struct.dtype) == "float64",
+            f"shape {struct}",
+            "other",
+        )
+
+
+@case("vmap-jaxpr-evaluates")
+def make_jaxpr_vmap(ctx):
+    import jax
+    import jax.numpy as jnp
+
+    f = jax.vmap(lambda v: jnp.sum(jnp.sin(v)))
+    x = ctx.rng.uniform(-2, 2, (5, 4))
+    closed = ctx.measure(jax.make_jaxpr(f), ctx.put(x))
+    core = ctx.require("jax._src.core")
+    ctx.check(
+        tuple(closed.in_avals[0].shape) == (5, 4) and tuple(closed.out_avals[0].shape) == (5,),
+        f"avals {closed.in_avals} -> {closed.out_avals}",
+        "other",
+    )
+    out = core.eval_jaxpr(closed.jaxpr, closed.consts, ctx.put(x))[0]
+    ctx.check_close(out, np.sin(x).sum(axis=1), dtype="float64")
+
+
+@sweep("grad2-{dtype}-sweep", dtype=FLOATS_32_64)
+def make_jaxpr_grad2(ctx, dtype):
+    import jax
+    import jax.numpy as jnp
+    from _jaxhelp import check_swept
+
+    f = jax.grad(jax.grad(lambda v: jnp.sin(v) * v))
+    x = ctx.rng.uniform(-2, 2, ()).astype(dtype)
+    closed = ctx.measure(jax.make_jaxpr(f), ctx.put(x))
+    core = ctx.require("jax._src.core")
+    out = core.eval_jaxpr(closed.jaxpr, closed.consts, ctx.put(x))[0]
+    v = float(x)
+    check_swept(ctx, out, np.asarray(2 * np.cos(v) - v * np.sin(v)))

@@ -1,7 +1,7 @@
 """jax.numpy.mean: axes, dtype promotion of integers, keepdims, empty input, gradient."""
 
 import numpy as np
-from _jaxhelp import BOOL, COMPLEX, FEW_INTS, FLOATS, MODES, reduction
+from _jaxhelp import BOOL, COMPLEX, FEW_INTS, FLOATS, FLOATS_32_64, MODES, reduction
 
 from portbench_runner.api import case, sweep
 
@@ -58,3 +58,59 @@ def mean_dtypes(ctx, dtype, mode):
     from _jaxhelp import swept_reduction
 
     swept_reduction(ctx, jnp.mean, np.mean, dtype, mode)
+
+
+# The study's other kinds of paths: the documented error for a bad argument (a Python list:
+# exact type and message), the full grid of mean's flags (axis x keepdims x where) under
+# jax.jit, the Hessian of mean(x)**2 (2/n**2 everywhere) in float32 and float64, and
+# jax.vmap along a leading and an inner axis, eager and under jax.jit. New names; the cases
+# above keep their ids.
+@case("error-list-input")
+def mean_error(ctx):
+    import jax.numpy as jnp
+    from _jaxhelp import check_raises
+
+    check_raises(ctx, lambda: jnp.mean([1.0, 2.0]), TypeError, r"mean requires ndarray or scalar")
+
+
+@sweep(
+    "flags-axis-{axis}-{keepdims}-where-{where}-sweep",
+    axis=["all", "0", "1", "both"],
+    keepdims=["keep", "drop"],
+    where=["none", "mask"],
+)
+def mean_flags(ctx, axis, keepdims, where):
+    import jax.numpy as jnp
+    from _jaxhelp import reduction_flags
+
+    reduction_flags(ctx, jnp.mean, np.mean, "float32", axis, keepdims, where)
+
+
+@sweep("grad2-{dtype}-{mode}-sweep", dtype=FLOATS_32_64, mode=MODES)
+def mean_hessian(ctx, dtype, mode):
+    import jax.numpy as jnp
+    from _jaxhelp import swept_hessian
+
+    swept_hessian(
+        ctx,
+        lambda v: jnp.mean(v) ** 2,
+        lambda x: np.full((x.size, x.size), 2.0 / x.size**2),
+        dtype,
+        mode,
+    )
+
+
+@sweep("vmap-axis{axis}-{mode}-sweep", axis=[0, 2], mode=MODES)
+def mean_vmap_axes(ctx, axis, mode):
+    import jax.numpy as jnp
+    from _jaxhelp import swept_vmap
+
+    swept_vmap(
+        ctx,
+        lambda x: jnp.mean(x, axis=-1),
+        lambda x: np.mean(x, axis=-1),
+        "float32",
+        mode,
+        in_axis=axis,
+        scale=4.0,
+    )

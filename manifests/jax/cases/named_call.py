@@ -1,7 +1,7 @@
 """jax.named_call: wraps a function under a name; values, gradients and jaxpr names."""
 
 import numpy as np
-from _jaxhelp import ALL_NUMERIC, GRAD_FLOATS, MODES
+from _jaxhelp import ALL_NUMERIC, FLOATS_32_64, GRAD_FLOATS, MODES
 
 from portbench_runner.api import case, sweep
 
@@ -69,4 +69,31 @@ def named_call_grad_dtypes(ctx, dtype, mode):
         lo=-2,
         hi=2,
         scale=4.0,
+    )
+
+
+# The study's other kinds of paths: the second derivative through a named call (grad of grad
+# of sin(x) * 2 is -2 sin(x)) in float32 and float64, and jax.vmap of a named call along a
+# leading and an inner axis, eager and under jax.jit. named_call takes any name and any
+# callable without checking either (0.4.13 and 0.10.2), so it has no error path. New names;
+# the cases above keep their ids.
+@sweep("grad2-{dtype}-{mode}-sweep", dtype=FLOATS_32_64, mode=MODES)
+def named_call_grad2(ctx, dtype, mode):
+    import jax
+    import jax.numpy as jnp
+    from _jaxhelp import swept_grad2
+
+    f = jax.named_call(lambda x: jnp.sin(x) * 2, name="double_sin")
+    swept_grad2(ctx, f, lambda x: -2 * np.sin(x), dtype, mode)
+
+
+@sweep("vmap-axis{axis}-{mode}-sweep", axis=[0, 2], mode=MODES)
+def named_call_vmap_axes(ctx, axis, mode):
+    import jax
+    import jax.numpy as jnp
+    from _jaxhelp import swept_vmap
+
+    f = jax.named_call(lambda x: jnp.sum(jnp.sin(x) * 2, axis=-1), name="row_sum")
+    swept_vmap(
+        ctx, f, lambda x: np.sum(np.sin(x) * 2, axis=-1), "float32", mode, in_axis=axis, scale=5.0
     )

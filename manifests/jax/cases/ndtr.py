@@ -71,3 +71,35 @@ def ndtr_grad_dtypes(ctx, dtype, mode):
         hi=5,
         scale=1.0,
     )
+
+
+# The study's other kinds of paths: the documented error for a bad argument (an integer
+# input: exact type and message), the second derivative (grad of grad: -x phi(x)) in
+# float32 and float64, and jax.vmap along a leading and an inner axis, eager and under
+# jax.jit. New names; the cases above keep their ids.
+@case("error-integer-input")
+def ndtr_error(ctx):
+    import jax.scipy.special as jss
+    from _jaxhelp import check_raises
+
+    x = ctx.put(np.arange(3, dtype="int32"))
+    check_raises(ctx, lambda: jss.ndtr(x), TypeError, r"x\.dtype=int32 is not supported")
+
+
+@sweep("grad2-{dtype}-{mode}-sweep", dtype=FLOATS_32_64, mode=MODES)
+def ndtr_grad2(ctx, dtype, mode):
+    import jax.scipy.special as jss
+    from _jaxhelp import swept_grad2
+
+    def d2(x):
+        return -x * np.exp(-(x**2) / 2) / np.sqrt(2 * np.pi)
+
+    swept_grad2(ctx, jss.ndtr, d2, dtype, mode, lo=-5.0, hi=5.0)
+
+
+@sweep("vmap-axis{axis}-{mode}-sweep", axis=[0, 2], mode=MODES)
+def ndtr_vmap_axes(ctx, axis, mode):
+    import jax.scipy.special as jss
+    from _jaxhelp import swept_vmap
+
+    swept_vmap(ctx, jss.ndtr, NDTR, "float32", mode, in_axis=axis, lo=-5.0, hi=5.0)

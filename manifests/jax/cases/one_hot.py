@@ -70,3 +70,51 @@ def one_hot_label_dtypes(ctx, dtype, mode):
         ctx.in_mode(mode, lambda v: jax.nn.one_hot(v, 5)), ctx.put(labels, dtype=dtype)
     )
     ctx.check_equal(np.asarray(ctx.to_numpy(out)).astype("float64"), np.eye(5)[labels])
+
+
+# The study's other kinds of paths: the documented errors for bad arguments (a traced
+# num_classes under jax.jit, an axis out of range: exact type and message), the full grid
+# of axis (first, middle, last) x label rank (1-d, 2-d), and jax.vmap along a leading and an
+# inner axis, eager and under jax.jit. New names; the cases above keep their ids.
+@sweep("error-{form}", form=["traced-num-classes", "axis-out-of-range"])
+def one_hot_errors(ctx, form):
+    import jax
+    from _jaxhelp import check_raises
+
+    labels = ctx.put(np.arange(3, dtype="int32"))
+    if form == "traced-num-classes":
+        f = jax.jit(jax.nn.one_hot)
+        check_raises(ctx, lambda: f(labels, 3), jax.errors.ConcretizationTypeError, r"num_classes")
+    else:
+        check_raises(
+            ctx, lambda: jax.nn.one_hot(labels, 4, axis=3), ValueError, r"axis 3 is out of bounds"
+        )
+
+
+@sweep("flags-axis-{axis}-rank{rank}-sweep", axis=[0, 1, -1], rank=[1, 2])
+def one_hot_flags(ctx, axis, rank):
+    import jax
+
+    shape = (7,) if rank == 1 else (3, 4)
+    labels = ctx.rng.integers(0, 5, size=shape).astype("int32")
+    out = ctx.measure(ctx.compiled(lambda v: jax.nn.one_hot(v, 5, axis=axis)), ctx.put(labels))
+    expected = np.moveaxis(np.eye(5)[labels], -1, axis)
+    ctx.check_equal(np.asarray(ctx.to_numpy(out)).astype("float64"), expected)
+
+
+@sweep("vmap-axis{axis}-{mode}-sweep", axis=[0, 1], mode=MODES)
+def one_hot_vmap_axes(ctx, axis, mode):
+    import jax
+    from _jaxhelp import out_dtype
+
+    labels = ctx.rng.integers(0, 4, size=(5, 6)).astype("int32")
+    out = ctx.measure(
+        ctx.in_mode(mode, jax.vmap(lambda v: jax.nn.one_hot(v, 4), in_axes=axis)), ctx.put(labels)
+    )
+    expected = np.eye(4)[np.moveaxis(labels, axis, 0)]
+    ctx.check(
+        out_dtype(ctx, out) == out_dtype(ctx, jax.nn.one_hot(ctx.put(labels[0]), 4)),
+        f"vmap gave {out_dtype(ctx, out)}",
+        "type",
+    )
+    ctx.check_equal(np.asarray(ctx.to_numpy(out)).astype("float64"), expected)

@@ -64,3 +64,32 @@ def partial_val_dtypes(ctx, dtype, form):
         f"aval {aval}, not {dtype}[2, 3]",
         "type",
     )
+
+
+# The study's other kind of path here: index forms of the container (a PartialVal is a
+# 2-tuple (pval, const): indexing, negative indexing and unpacking agree with its methods,
+# for a known and an unknown value). PartialVal checks nothing it is given (0.4.13 and
+# 0.10.2 build one from any pair), so it has no error path. New names; the cases above keep
+# their ids.
+@sweep("index-{form}-sweep", form=["known", "unknown"])
+def partial_val_index(ctx, form):
+    pe = ctx.require("jax._src.interpreters.partial_eval")
+    shaped = ctx.require("jax._src.core.ShapedArray")
+    value = ctx.put(np.arange(6.0).reshape(2, 3))
+    aval = shaped((2, 3), np.dtype("float32"))
+    pv = (
+        ctx.measure(pe.PartialVal.known, value)
+        if form == "known"
+        else ctx.measure(pe.PartialVal.unknown, aval)
+    )
+    first, second = pv
+    ctx.check(
+        len(pv) == 2 and pv[0] is first and pv[-1] is second,
+        f"PartialVal is not a 2-tuple: {pv!r}",
+        "other",
+    )
+    if form == "known":
+        ctx.check(pv[0] is None, f"a known PartialVal's pval is {pv[0]!r}", "other")
+        ctx.check_equal(pv[1], ctx.to_numpy(pv.get_known()))
+    else:
+        ctx.check(pv[1] is None and pv[0] == pv.get_aval(), f"unknown PartialVal {pv!r}", "other")

@@ -1,7 +1,7 @@
 """jax.lax.pmax: the maximum over a named axis (vmap and pmap), several dtypes."""
 
 import numpy as np
-from _jaxhelp import BOOL, REAL_NUMERIC, local_devices, over_named_axis
+from _jaxhelp import BOOL, MODES, REAL_NUMERIC, local_devices, over_named_axis
 
 from portbench_runner.api import case, sweep
 
@@ -54,3 +54,29 @@ def pmax_dtypes(ctx, dtype, form):
         expected = np.broadcast_to(exact.max(axis=0), (rows, 4))
     ctx.check(out_dtype(ctx, out) == dtype, f"{dtype} came back {out_dtype(ctx, out)}", "type")
     ctx.check_equal(out, expected.astype(out_dtype(ctx, out)))
+
+
+# The study's other kinds of paths: the documented error for an axis name nothing binds
+# (exact type and message), and nested jax.vmap with two named axes (the maximum over the
+# outer, the inner, or both), eager and under jax.jit. New names; the cases above keep
+# their ids.
+@case("error-unbound-axis-name")
+def pmax_error(ctx):
+    import jax
+    from _jaxhelp import check_raises
+
+    x = ctx.put(np.ones((3, 2), dtype="float32"))
+    f = jax.vmap(lambda v: jax.lax.pmax(v, "j"), axis_name="i")
+    check_raises(ctx, lambda: f(x), NameError, r"unbound axis name: j")
+
+
+@sweep("vmap-nested-{axis}-{mode}-sweep", axis=["outer", "inner", "both"], mode=MODES)
+def pmax_nested(ctx, axis, mode):
+    import jax
+
+    x = (ctx.rng.standard_normal((3, 4, 2)) * 10).astype("float32")
+    names = {"outer": "o", "inner": "n", "both": ("o", "n")}[axis]
+    f = jax.vmap(jax.vmap(lambda v: jax.lax.pmax(v, names), axis_name="n"), axis_name="o")
+    out = ctx.measure(ctx.in_mode(mode, f), ctx.put(x))
+    reduce_axes = {"outer": (0,), "inner": (1,), "both": (0, 1)}[axis]
+    ctx.check_equal(out, np.broadcast_to(x.max(axis=reduce_axes, keepdims=True), x.shape))

@@ -1,7 +1,7 @@
 """jax.numpy.power: float and integer powers, broadcasting, negative bases, gradient."""
 
 import numpy as np
-from _jaxhelp import ALL_NUMERIC, MODES, binary
+from _jaxhelp import ALL_NUMERIC, FLOATS_32_64, MODES, binary
 
 from portbench_runner.api import case, sweep
 
@@ -57,3 +57,39 @@ def power_dtypes(ctx, dtype, mode):
     exp, exp_h = placed(ctx, draw(ctx, (12,), dtype, 0 if ints else -2, 4 if ints else 2), dtype)
     out = ctx.measure(ctx.in_mode(mode, jnp.power), base, exp)
     check_swept(ctx, out, np.power(base_h, exp_h), scale=4.0)
+
+
+# The study's other kinds of paths: the documented error for a bad argument (an integer base
+# to a negative integer power: exact type and message), the second derivative in the base
+# (y (y - 1) x**(y - 2)) in float32 and float64, and jax.vmap over the base, the exponent or
+# both, eager and under jax.jit. New names; the cases above keep their ids.
+@case("error-integer-negative-power")
+def power_error(ctx):
+    import jax.numpy as jnp
+    from _jaxhelp import check_raises
+
+    base = ctx.put(np.arange(1, 4, dtype="int32"))
+    check_raises(
+        ctx, lambda: jnp.power(base, -1), TypeError, r"Integers cannot be raised to negative powers"
+    )
+
+
+@sweep("grad2-{dtype}-{mode}-sweep", dtype=FLOATS_32_64, mode=MODES)
+def power_grad2(ctx, dtype, mode):
+    import jax.numpy as jnp
+    from _jaxhelp import swept_grad2
+
+    swept_grad2(
+        ctx, lambda x: jnp.power(x, 2.5), lambda x: 3.75 * x**0.5, dtype, mode, lo=0.2, hi=3.0
+    )
+
+
+@sweep("vmap-{axes}-{mode}-sweep", axes=["base", "exponent", "both"], mode=MODES)
+def power_vmap(ctx, axes, mode):
+    import jax.numpy as jnp
+    from _jaxhelp import swept_vmap_args
+
+    in_axes = {"base": (0, None), "exponent": (None, 1), "both": (1, 1)}[axes]
+    swept_vmap_args(
+        ctx, jnp.power, np.power, ("float32", "float32"), mode, in_axes, lo=0.2, hi=2.5, scale=5.0
+    )

@@ -153,3 +153,243 @@ def prng_float_seed(ctx, mode):
         return False
 
     ctx.check(ctx.measure(attempt), "PRNGKey accepted a float32 seed", category="type")
+
+
+# Golden values: the streams of PRNGKey(42), recorded by running jax.random itself on the CPU
+# (eager and jax.jit agree) at jax 0.4.13 (the paper-nearest profile) and 0.10.2 (current).
+# JAX promises the same numbers for a key on every device within a release, not across
+# releases: 0.5.0 made jax_threefry_partitionable the default, which changed bits, uniform,
+# normal and randint. Rows are (first release, values); a row of None covers releases in
+# between that were never recorded (the case skips there); the last row holds until a
+# release changes the stream, when the case fails and a new row is recorded.
+GOLDEN_DRAWS = {
+    # jax.random.bits(key, (8,), dtype=uint32)
+    "bits": (
+        (
+            "0.4.13",
+            [
+                2954079971,
+                2575172198,
+                1139032965,
+                1035738655,
+                3276725750,
+                1223413151,
+                173471767,
+                13772463,
+            ],
+        ),
+        ("0.5.0", None),
+        (
+            "0.10.2",
+            [
+                2098992034,
+                2919706841,
+                2646866425,
+                2409546199,
+                1935504149,
+                2516274904,
+                321304473,
+                3329172656,
+            ],
+        ),
+    ),
+    # jax.random.uniform(key, (8,), float32), as the bit patterns of the floats (exact).
+    "uniform": (
+        (
+            "0.4.13",
+            [
+                0x3F3013AE,
+                0x3F197E02,
+                0x3E87C884,
+                0x3E76F078,
+                0x3F434EDC,
+                0x3E91D798,
+                0x3D256F80,
+                0x3B522600,
+            ],
+        ),
+        ("0.5.0", None),
+        (
+            "0.10.2",
+            [
+                0x3EFA3824,
+                0x3F2E0730,
+                0x3F1DC3F8,
+                0x3F0F9EC0,
+                0x3EE6BAE4,
+                0x3F15FB4E,
+                0x3D9935B0,
+                0x3F466F24,
+            ],
+        ),
+    ),
+    # jax.random.normal(key, (6,), float32): the inverse error function is computed by each
+    # device's own arithmetic, so these are compared within a few float32 ulps.
+    "normal": (
+        (
+            "0.4.13",
+            [
+                0.6122652292251587,
+                1.1225882768630981,
+                1.1373317241668701,
+                -0.8127325177192688,
+                -0.890404999256134,
+                0.12623144686222076,
+            ],
+        ),
+        ("0.5.0", None),
+        (
+            "0.10.2",
+            [
+                -0.02830461598932743,
+                0.4671318531036377,
+                0.2957029640674591,
+                0.15354591608047485,
+                -0.12403281778097153,
+                0.21692314743995667,
+            ],
+        ),
+    ),
+    # jax.random.randint(key, (8,), 0, 1000) (int64: x64 is on in the cell).
+    "randint": (
+        ("0.4.13", [714, 830, 716, 131, 516, 964, 225, 330]),
+        ("0.5.0", None),
+        ("0.10.2", [85, 718, 503, 271, 505, 146, 904, 877]),
+    ),
+}
+
+
+# The study's other kinds of paths: golden values of the streams (above), the documented
+# errors for a bad key and a bad dtype (exact type and message), index forms of a batch of
+# keys (slices, reversal, gathers and a typed key's indexing give the keys split made),
+# jax.vmap over keys (each row draws its own stream), and checkpoint and restore of a key
+# (saved with NumPy and loaded, or a typed key's data rewrapped: the restored key continues
+# the same stream). New names; the cases above keep their ids.
+@sweep("golden-{draw}-{mode}-sweep", draw=["bits", "uniform", "normal", "randint"], mode=MODES)
+def prng_golden(ctx, draw, mode):
+    import jax
+    import jax.numpy as jnp
+    from _jaxhelp import check_golden
+
+    def sample(key):
+        if draw == "bits":
+            return jax.random.bits(key, (8,), dtype=jnp.uint32)
+        if draw == "uniform":
+            return jax.random.uniform(key, (8,), dtype=jnp.float32)
+        if draw == "normal":
+            return jax.random.normal(key, (6,), dtype=jnp.float32)
+        return jax.random.randint(key, (8,), 0, 1000)
+
+    out = ctx.measure(ctx.in_mode(mode, sample), jax.random.PRNGKey(42))
+    if draw == "uniform":
+        out = np.asarray(ctx.to_numpy(out)).view(np.uint32)
+    check_golden(
+        ctx,
+        out,
+        GOLDEN_DRAWS[draw],
+        what=f"{draw} of PRNGKey(42)",
+        rtol=1e-6 if draw == "normal" else 0.0,
+    )
+
+
+@sweep("error-{form}", form=["key-data-shape", "integer-uniform-dtype"])
+def prng_errors(ctx, form):
+    import jax
+    from _jaxhelp import check_raises
+
+    if form == "key-data-shape":
+        bad = ctx.put(np.ones(3, dtype="uint32"))
+        check_raises(
+            ctx,
+            lambda: jax.random.uniform(bad, (2,)),
+            TypeError,
+            r"invalid PRNG key data: expected key_data\.shape to end with \(2,\)",
+        )
+    else:
+        key = jax.random.PRNGKey(0)
+        check_raises(
+            ctx,
+            lambda: jax.random.uniform(key, (2,), dtype="int32"),
+            ValueError,
+            r"dtype argument to `uniform` must be a float dtype",
+        )
+
+
+@sweep(
+    "index-{form}-{mode}-sweep", form=["slice", "reversed", "gather", "typed-key-item"], mode=MODES
+)
+def prng_index_forms(ctx, form, mode):
+    import jax
+    import jax.numpy as jnp
+
+    if form == "typed-key-item" and not hasattr(jax.random, "key"):
+        ctx.skip(f"jax {ctx.version} has no typed keys (jax.random.key)")
+
+    def pick(seed):
+        if form == "typed-key-item":
+            keys = jax.random.split(jax.random.key(seed), 4)
+            return jax.random.key_data(keys[2]), jax.random.uniform(keys[2], (4,))
+        keys = jax.random.split(jax.random.PRNGKey(seed), 4)
+        chosen = {"slice": keys[1:3], "reversed": keys[::-1], "gather": keys[jnp.array([3, 0, 3])]}[
+            form
+        ]
+        return chosen, jax.vmap(lambda k: jax.random.uniform(k, (4,)))(chosen)
+
+    chosen, draws = ctx.measure(ctx.in_mode(mode, pick), ctx.put(np.int32(8)))
+    rows = np.asarray(ctx.to_numpy(jax.random.split(jax.random.PRNGKey(8), 4)))
+    want = {
+        "slice": rows[1:3],
+        "reversed": rows[::-1],
+        "gather": rows[[3, 0, 3]],
+        "typed-key-item": rows[2],
+    }[form]
+    ctx.check_equal(chosen, want)
+    expected = [np.asarray(ctx.to_numpy(jax.random.uniform(k, (4,)))) for k in np.atleast_2d(want)]
+    ctx.check_equal(draws, expected[0] if form == "typed-key-item" else np.stack(expected))
+
+
+@sweep("vmap-{mode}-sweep", mode=MODES)
+def prng_vmap_keys(ctx, mode):
+    import jax
+
+    keys = jax.random.split(jax.random.PRNGKey(13), 5)
+    out = ctx.measure(ctx.in_mode(mode, jax.vmap(lambda k: jax.random.normal(k, (3,)))), keys)
+    each = np.stack([np.asarray(ctx.to_numpy(jax.random.normal(keys[i], (3,)))) for i in range(5)])
+    ctx.check_equal(out, each)
+    ctx.check(
+        len({tuple(r) for r in np.asarray(ctx.to_numpy(out))}) == 5,
+        "two keys drew the same stream",
+        "other",
+    )
+
+
+@sweep("checkpoint-{form}-sweep", form=["raw-key-npy", "typed-key-data"])
+def prng_checkpoint(ctx, form):
+    import os
+    import tempfile
+
+    import jax
+
+    if form == "typed-key-data" and not hasattr(jax.random, "wrap_key_data"):
+        ctx.skip(f"jax {ctx.version} has no typed-key round trip (jax.random.wrap_key_data)")
+    key = jax.random.key(5) if form == "typed-key-data" else jax.random.PRNGKey(5)
+    key, used = jax.random.split(key)
+    first = jax.random.uniform(used, (4,))
+    with tempfile.TemporaryDirectory() as folder:
+        path = os.path.join(folder, "key.npy")
+        data = jax.random.key_data(key) if form == "typed-key-data" else key
+        np.save(path, np.asarray(ctx.to_numpy(data)))
+
+        def restore_and_draw():
+            raw = ctx.put(np.load(path))
+            restored = jax.random.wrap_key_data(raw) if form == "typed-key-data" else raw
+            return jax.random.uniform(jax.random.split(restored)[1], (4,))
+
+        out = ctx.measure(restore_and_draw)
+    continued = jax.random.uniform(jax.random.split(key)[1], (4,))
+    ctx.check_equal(out, ctx.to_numpy(continued))
+    ctx.check(
+        not np.array_equal(ctx.to_numpy(out), ctx.to_numpy(first)),
+        "the restored key repeated a used stream",
+        "other",
+    )

@@ -60,3 +60,44 @@ def prngkey_seed_dtypes(ctx, dtype, mode):
         data.dtype == np.uint32 and data.shape == (2,), f"key {data.dtype} {data.shape}", "type"
     )
     ctx.check_equal(data, [seed >> 32, seed & 0xFFFFFFFF])
+
+
+# Golden values: the keys PRNGKey(42) derives, recorded by running JAX itself on the CPU
+# (eager and jax.jit agree) at jax 0.4.13 (paper-nearest) and 0.10.2 (current). split's
+# children changed in 0.5.0 (jax_threefry_partitionable became the default); fold_in did
+# not. Rows are (first release, values); None: releases never recorded (the case skips).
+GOLDEN_KEYS = {
+    "split": (
+        ("0.4.13", [[3134548294, 3733159049], [3746501087, 894150801], [801545058, 2363201431]]),
+        ("0.5.0", None),
+        ("0.10.2", [[1832780943, 270669613], [64467757, 2916123636], [2465931498, 255383827]]),
+    ),
+    "fold-in": (("0.4.13", [2547012911, 1371500959]),),
+}
+
+
+# The study's other kinds of paths: golden values of the derived keys (above), and the
+# documented error for a seed that is not a scalar (exact type and message). New names; the
+# cases above keep their ids.
+@sweep("golden-{derive}-{mode}-sweep", derive=["split", "fold-in"], mode=MODES)
+def prngkey_golden(ctx, derive, mode):
+    import jax
+    from _jaxhelp import check_golden
+
+    def derived(seed):
+        key = jax.random.PRNGKey(seed)
+        return jax.random.split(key, 3) if derive == "split" else jax.random.fold_in(key, 7)
+
+    out = ctx.measure(ctx.in_mode(mode, derived), ctx.put(np.int32(42)))
+    check_golden(ctx, out, GOLDEN_KEYS[derive], what=f"{derive} of PRNGKey(42)")
+
+
+@case("error-vector-seed")
+def prngkey_error(ctx):
+    import jax
+    from _jaxhelp import check_raises
+
+    seeds = ctx.put(np.arange(2, dtype="int32"))
+    check_raises(
+        ctx, lambda: jax.random.PRNGKey(seeds), TypeError, r"PRNGKey accepts a scalar seed"
+    )

@@ -1,7 +1,7 @@
 """jax.numpy.prod: products over axes, integer overflow wraps, empty is one, gradient."""
 
 import numpy as np
-from _jaxhelp import BOOL, COMPLEX, FEW_INTS, FLOATS, MODES, reduction
+from _jaxhelp import BOOL, COMPLEX, FEW_INTS, FLOATS, FLOATS_32_64, MODES, reduction
 
 from portbench_runner.api import case, sweep
 
@@ -69,3 +69,65 @@ def prod_dtypes(ctx, dtype, mode):
 
     lo, hi = ((0, 3) if dtype.startswith("u") else (-2, 3)) if dtype in INTS else (0.5, 1.5)
     swept_reduction(ctx, jnp.prod, np.prod, dtype, mode, lo=lo, hi=hi, shape=(8, 6))
+
+
+# The study's other kinds of paths: the documented error for a bad axis (exact type and
+# message), the full grid of prod's flags (axis x keepdims x where x initial) under jax.jit,
+# the Hessian of prod(x) (prod / (x_i x_j) off the diagonal, 0 on it) in float32 and
+# float64, and jax.vmap along a leading and an inner axis, eager and under jax.jit. New
+# names; the cases above keep their ids.
+@case("error-axis-out-of-range")
+def prod_error(ctx):
+    import jax.numpy as jnp
+    from _jaxhelp import check_raises
+
+    x = ctx.put(np.ones((3, 4), dtype="float32"))
+    check_raises(ctx, lambda: jnp.prod(x, axis=2), ValueError, r"axis 2 is out of bounds")
+
+
+@sweep(
+    "flags-axis-{axis}-{keepdims}-where-{where}-initial-{initial}-sweep",
+    axis=["all", "0", "1", "both"],
+    keepdims=["keep", "drop"],
+    where=["none", "mask"],
+    initial=["none", "value"],
+)
+def prod_flags(ctx, axis, keepdims, where, initial):
+    import jax.numpy as jnp
+    from _jaxhelp import reduction_flags
+
+    kw = {} if initial == "none" else {"initial": 1.5}
+    reduction_flags(ctx, jnp.prod, np.prod, "float32", axis, keepdims, where, lo=0.5, hi=1.5, **kw)
+
+
+def _prod_hessian(x):
+    x = x.ravel()
+    h = np.prod(x) / np.outer(x, x)
+    np.fill_diagonal(h, 0.0)
+    return h
+
+
+@sweep("grad2-{dtype}-{mode}-sweep", dtype=FLOATS_32_64, mode=MODES)
+def prod_hessian(ctx, dtype, mode):
+    import jax.numpy as jnp
+    from _jaxhelp import swept_hessian
+
+    swept_hessian(ctx, jnp.prod, _prod_hessian, dtype, mode, shape=(8,), lo=0.5, hi=1.5, scale=4.0)
+
+
+@sweep("vmap-axis{axis}-{mode}-sweep", axis=[0, 2], mode=MODES)
+def prod_vmap_axes(ctx, axis, mode):
+    import jax.numpy as jnp
+    from _jaxhelp import swept_vmap
+
+    swept_vmap(
+        ctx,
+        lambda x: jnp.prod(x, axis=-1),
+        lambda x: np.prod(x, axis=-1),
+        "float32",
+        mode,
+        in_axis=axis,
+        lo=0.5,
+        hi=1.5,
+        scale=4.0,
+    )

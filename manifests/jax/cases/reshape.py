@@ -1,7 +1,7 @@
 """jax.numpy.reshape: shapes with -1, orders C and F, Array.reshape, empty, jit, gradient."""
 
 import numpy as np
-from _jaxhelp import EVERY_DTYPE, MODES
+from _jaxhelp import EVERY_DTYPE, FLOATS_32_64, MODES
 
 from portbench_runner.api import case, sweep
 
@@ -61,3 +61,89 @@ def reshape_dtypes(ctx, dtype, mode):
     from _jaxhelp import swept_exact
 
     swept_exact(ctx, lambda x: jnp.reshape(x, (-1, 10)), lambda x: x.reshape(-1, 10), dtype, mode)
+
+
+# The study's other kinds of paths: the documented errors for bad arguments (an unknown
+# order; a size that does not fit, whose error changed in jax 0.4.21: exact type and message
+# per release), the full grid of order x where -1 stands, under jax.jit, the Hessian of
+# sum(reshape(x)**3) (diag(6x)) in float32 and float64, and jax.vmap along a leading and an
+# inner axis, eager and under jax.jit. New names; the cases above keep their ids.
+@sweep("error-{form}", form=["unknown-order", "size-mismatch"])
+def reshape_errors(ctx, form):
+    import jax.numpy as jnp
+    from _jaxhelp import check_raises, for_release
+
+    x = ctx.put(np.ones((3, 4), dtype="float32"))
+    if form == "unknown-order":
+        check_raises(
+            ctx,
+            lambda: jnp.reshape(x, (4, 3), order="K"),
+            ValueError,
+            r"Unexpected value for 'order'",
+        )
+        return
+    from jax._src import core
+
+    # Before 0.4.21 the shape arithmetic raised its own error; jnp.reshape checks sizes since.
+    exc, pattern = for_release(
+        ctx,
+        (
+            (
+                "0.4",
+                (
+                    getattr(core, "InconclusiveDimensionOperation", None),
+                    r"Cannot divide evenly the sizes of shapes \(3, 4\) and \(5, 3\)",
+                ),
+            ),
+            (
+                "0.4.21",
+                (
+                    TypeError,
+                    r"cannot reshape array of shape \(3, 4\) \(size 12\) into shape \(5, 3\)",
+                ),
+            ),
+        ),
+    )
+    check_raises(ctx, lambda: jnp.reshape(x, (5, 3)), exc, pattern)
+
+
+@sweep(
+    "flags-order-{order}-{shape}-sweep",
+    order=["C", "F"],
+    shape=["explicit", "minus-one-first", "minus-one-last"],
+)
+def reshape_flags(ctx, order, shape):
+    import jax.numpy as jnp
+
+    x = ctx.rng.standard_normal((4, 6)).astype("float32")
+    new = {"explicit": (3, 8), "minus-one-first": (-1, 8), "minus-one-last": (3, -1)}[shape]
+    out = ctx.measure(ctx.compiled(lambda v: jnp.reshape(v, new, order=order)), ctx.put(x))
+    ctx.check_equal(out, np.reshape(x, new, order=order))
+
+
+@sweep("grad2-{dtype}-{mode}-sweep", dtype=FLOATS_32_64, mode=MODES)
+def reshape_hessian(ctx, dtype, mode):
+    import jax.numpy as jnp
+    from _jaxhelp import selection_hessian, swept_hessian
+
+    f, href = selection_hessian(
+        lambda v: jnp.reshape(v, (2, 6), order="F"),
+        lambda v: np.reshape(v, (2, 6), order="F"),
+        (3, 4),
+    )
+    swept_hessian(ctx, f, href, dtype, mode, shape=(3, 4))
+
+
+@sweep("vmap-axis{axis}-{mode}-sweep", axis=[0, 2], mode=MODES)
+def reshape_vmap_axes(ctx, axis, mode):
+    import jax.numpy as jnp
+    from _jaxhelp import swept_vmap
+
+    swept_vmap(
+        ctx,
+        lambda x: jnp.reshape(x, (-1,)),
+        lambda x: np.reshape(x, (-1,)),
+        "float32",
+        mode,
+        in_axis=axis,
+    )

@@ -59,3 +59,41 @@ def save_dtypes(ctx, dtype, form):
     ctx.check(str(loaded.dtype) == dtype, f"saved {dtype}, read back {loaded.dtype}", "type")
     ctx.check(loaded.shape == exact.shape, f"shape {loaded.shape}, not {exact.shape}", "other")
     ctx.check_equal(loaded.astype(exact.dtype), exact)
+
+
+# The study's other kinds of paths: the documented error for a path in a folder that does
+# not exist (exact type and message), and index forms of the array saved: a strided view,
+# a reversed one, a transposed one (Fortran order on disk) and a gathered one, each read
+# back equal to the view's values. New names; the cases above keep their ids.
+@case("error-missing-folder")
+def save_error(ctx):
+    import jax.numpy as jnp
+    from _jaxhelp import check_raises
+
+    x = ctx.put(np.ones(3, dtype="float32"))
+    check_raises(
+        ctx,
+        lambda: jnp.save("/nonexistent-portbench/folder/a.npy", x),
+        FileNotFoundError,
+        r"No such file or directory",
+    )
+
+
+@sweep("index-{form}-sweep", form=["strided", "reversed", "transposed", "gathered"])
+def save_index_forms(ctx, form):
+    import jax.numpy as jnp
+
+    x = np.arange(48, dtype="float32").reshape(6, 8)
+    arr = ctx.put(x)
+    view, expected = {
+        "strided": (lambda a: a[1::2, ::3], x[1::2, ::3]),
+        "reversed": (lambda a: a[::-1, -3:], x[::-1, -3:]),
+        "transposed": (lambda a: a.T, x.T),
+        "gathered": (lambda a: a[jnp.array([4, 0, 4])], x[[4, 0, 4]]),
+    }[form]
+    with tempfile.TemporaryDirectory() as folder:
+        path = os.path.join(folder, "view.npy")
+        ctx.measure(jnp.save, path, view(arr), warm=False)
+        loaded = np.load(path, allow_pickle=False)
+    ctx.check(loaded.shape == expected.shape, f"saved shape {loaded.shape}", "other")
+    ctx.check_equal(loaded, expected)

@@ -1,7 +1,7 @@
 """jax.numpy.sqrt: elementwise square root, eager and jitted, across dtypes and shapes."""
 
 import numpy as np
-from _jaxhelp import COMPLEX, FEW_INTS, FLOATS, GRAD_FLOATS, MODES
+from _jaxhelp import COMPLEX, FEW_INTS, FLOATS, FLOATS_32_64, GRAD_FLOATS, MODES
 
 from portbench_runner.api import case, sweep
 
@@ -74,3 +74,31 @@ def sqrt_grad_dtypes(ctx, dtype, mode):
     from _jaxhelp import swept_grad
 
     swept_grad(ctx, jnp.sqrt, lambda x: 0.5 / np.sqrt(x), dtype, mode, lo=0.5, hi=5, scale=1.0)
+
+
+# The study's other kinds of paths: the documented error for a bad argument (exact type and
+# message), the second derivative (grad of grad, -x**-1.5 / 4) in float32 and float64, and
+# jax.vmap along a leading and an inner axis, eager and under jax.jit. New names; the cases
+# above keep their ids.
+@case("error-list-input")
+def sqrt_error(ctx):
+    import jax.numpy as jnp
+    from _jaxhelp import check_raises
+
+    check_raises(ctx, lambda: jnp.sqrt([1.0, 4.0]), TypeError, r"sqrt requires ndarray or scalar")
+
+
+@sweep("grad2-{dtype}-{mode}-sweep", dtype=FLOATS_32_64, mode=MODES)
+def sqrt_grad2(ctx, dtype, mode):
+    import jax.numpy as jnp
+    from _jaxhelp import swept_grad2
+
+    swept_grad2(ctx, jnp.sqrt, lambda x: -0.25 * x**-1.5, dtype, mode, lo=0.5, hi=3.0)
+
+
+@sweep("vmap-axis{axis}-{mode}-sweep", axis=[0, 2], mode=MODES)
+def sqrt_vmap_axes(ctx, axis, mode):
+    import jax.numpy as jnp
+    from _jaxhelp import swept_vmap
+
+    swept_vmap(ctx, jnp.sqrt, np.sqrt, "float32", mode, in_axis=axis, lo=0.0, hi=9.0)

@@ -1,7 +1,7 @@
 """jax.numpy.stack: along new axes (first, last, negative), dtypes, many inputs, gradient."""
 
 import numpy as np
-from _jaxhelp import EVERY_DTYPE, MODES
+from _jaxhelp import EVERY_DTYPE, FLOATS_32_64, MODES
 
 from portbench_runner.api import case, sweep
 
@@ -55,4 +55,53 @@ def stack_dtypes(ctx, dtype, mode):
         lambda x: np.stack([x, x[::-1], x], axis=1),
         dtype,
         mode,
+    )
+
+
+# The study's other kinds of paths: the documented errors for bad arguments (nothing to
+# stack, unequal shapes, an axis out of range: exact type and message), the Hessian of
+# sum(stack([x, x[::-1]])**3) (every element stacked twice: diag(12x)) in float32 and
+# float64, and jax.vmap over one or both stacked inputs, eager and under jax.jit. New names;
+# the cases above keep their ids.
+@sweep("error-{form}", form=["no-arrays", "unequal-shapes", "axis-out-of-range"])
+def stack_errors(ctx, form):
+    import jax.numpy as jnp
+    from _jaxhelp import check_raises
+
+    a = ctx.put(np.ones(5, dtype="float32"))
+    call, pattern = {
+        "no-arrays": (lambda: jnp.stack([]), r"Need at least one array to stack"),
+        "unequal-shapes": (
+            lambda: jnp.stack([a, ctx.put(np.ones(4, dtype="float32"))]),
+            r"All input arrays must have the same shape",
+        ),
+        "axis-out-of-range": (lambda: jnp.stack([a, a], axis=3), r"axis 3 is out of bounds"),
+    }[form]
+    check_raises(ctx, call, ValueError, pattern)
+
+
+@sweep("grad2-{dtype}-{mode}-sweep", dtype=FLOATS_32_64, mode=MODES)
+def stack_hessian(ctx, dtype, mode):
+    import jax.numpy as jnp
+    from _jaxhelp import selection_hessian, swept_hessian
+
+    f, href = selection_hessian(
+        lambda v: jnp.stack([v, v[::-1]], axis=1), lambda v: np.stack([v, v[::-1]], axis=1), (3, 4)
+    )
+    swept_hessian(ctx, f, href, dtype, mode, shape=(3, 4))
+
+
+@sweep("vmap-{axes}-{mode}-sweep", axes=["batched-first", "both"], mode=MODES)
+def stack_vmap(ctx, axes, mode):
+    import jax.numpy as jnp
+    from _jaxhelp import swept_vmap_args
+
+    in_axes = {"batched-first": (0, None), "both": (1, 0)}[axes]
+    swept_vmap_args(
+        ctx,
+        lambda a, b: jnp.stack([a, b], axis=-1),
+        lambda a, b: np.stack([a, b], axis=-1),
+        ("float32", "float32"),
+        mode,
+        in_axes,
     )

@@ -1,7 +1,7 @@
 """jax.lax.stop_gradient: identity forward, zero gradient, inside jit and nested structures."""
 
 import numpy as np
-from _jaxhelp import EVERY_DTYPE, GRAD_FLOATS, MODES
+from _jaxhelp import EVERY_DTYPE, FLOATS_32_64, GRAD_FLOATS, MODES
 
 from portbench_runner.api import case, sweep
 
@@ -59,3 +59,34 @@ def stop_gradient_grad_dtypes(ctx, dtype, mode):
     from _jaxhelp import swept_grad
 
     swept_grad(ctx, lambda x: x * x + jax.lax.stop_gradient(x**3), lambda x: 2 * x, dtype, mode)
+
+
+# The study's other kinds of paths: the documented error for a bad argument (a string is not
+# a JAX type: exact type and message), the second derivative (grad of grad of
+# x*x + sg(x**3) is 2: the stopped term contributes at no order) in float32 and float64, and
+# jax.vmap along a leading and an inner axis, eager and under jax.jit. New names; the cases
+# above keep their ids.
+@case("error-string-input")
+def stop_gradient_error(ctx):
+    from _jaxhelp import check_raises
+    from jax import lax
+
+    check_raises(ctx, lambda: lax.stop_gradient("x"), TypeError, r"is not a valid JAX type")
+
+
+@sweep("grad2-{dtype}-{mode}-sweep", dtype=FLOATS_32_64, mode=MODES)
+def stop_gradient_grad2(ctx, dtype, mode):
+    from _jaxhelp import swept_grad2
+    from jax import lax
+
+    swept_grad2(
+        ctx, lambda x: x * x + lax.stop_gradient(x**3), lambda x: np.full_like(x, 2.0), dtype, mode
+    )
+
+
+@sweep("vmap-axis{axis}-{mode}-sweep", axis=[0, 2], mode=MODES)
+def stop_gradient_vmap_axes(ctx, axis, mode):
+    from _jaxhelp import swept_vmap
+    from jax import lax
+
+    swept_vmap(ctx, lax.stop_gradient, lambda x: x, "float32", mode, in_axis=axis)

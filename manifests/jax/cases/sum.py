@@ -1,7 +1,7 @@
 """jax.numpy.sum: reductions over all and single axes, dtype promotion, empty inputs."""
 
 import numpy as np
-from _jaxhelp import BOOL, COMPLEX, FEW_INTS, FLOATS, GRAD_FLOATS, MODES
+from _jaxhelp import BOOL, COMPLEX, FEW_INTS, FLOATS, FLOATS_32_64, GRAD_FLOATS, MODES
 
 from portbench_runner.api import case, sweep
 
@@ -68,3 +68,61 @@ def sum_grad_dtypes(ctx, dtype, mode):
     from _jaxhelp import swept_grad
 
     swept_grad(ctx, lambda x: jnp.sum(x * x, axis=0), lambda x: 2 * x, dtype, mode)
+
+
+# The study's other kinds of paths: the documented errors for bad axes (out of range,
+# repeated: exact type and message), the full grid of sum's flags (axis x keepdims x where
+# x initial) under jax.jit, the Hessian of sum(x)**2 (2 everywhere: sum transposed twice)
+# in float32 and float64, and jax.vmap along a leading and an inner axis, eager and under
+# jax.jit. New names; the cases above keep their ids.
+@sweep("error-{form}", form=["axis-out-of-range", "repeated-axis"])
+def sum_errors(ctx, form):
+    import jax.numpy as jnp
+    from _jaxhelp import check_raises
+
+    x = ctx.put(np.ones((3, 4), dtype="float32"))
+    if form == "axis-out-of-range":
+        check_raises(ctx, lambda: jnp.sum(x, axis=2), ValueError, r"axis 2 is out of bounds")
+    else:
+        check_raises(ctx, lambda: jnp.sum(x, axis=(0, 0)), ValueError, r"duplicate value in 'axis'")
+
+
+@sweep(
+    "flags-axis-{axis}-{keepdims}-where-{where}-initial-{initial}-sweep",
+    axis=["all", "0", "1", "both"],
+    keepdims=["keep", "drop"],
+    where=["none", "mask"],
+    initial=["none", "value"],
+)
+def sum_flags(ctx, axis, keepdims, where, initial):
+    import jax.numpy as jnp
+    from _jaxhelp import reduction_flags
+
+    kw = {} if initial == "none" else {"initial": 2.5}
+    reduction_flags(ctx, jnp.sum, np.sum, "float32", axis, keepdims, where, **kw)
+
+
+@sweep("grad2-{dtype}-{mode}-sweep", dtype=FLOATS_32_64, mode=MODES)
+def sum_hessian(ctx, dtype, mode):
+    import jax.numpy as jnp
+    from _jaxhelp import swept_hessian
+
+    swept_hessian(
+        ctx, lambda v: jnp.sum(v) ** 2, lambda x: np.full((x.size, x.size), 2.0), dtype, mode
+    )
+
+
+@sweep("vmap-axis{axis}-{mode}-sweep", axis=[0, 2], mode=MODES)
+def sum_vmap_axes(ctx, axis, mode):
+    import jax.numpy as jnp
+    from _jaxhelp import swept_vmap
+
+    swept_vmap(
+        ctx,
+        lambda x: jnp.sum(x, axis=-1),
+        lambda x: np.sum(x, axis=-1),
+        "float32",
+        mode,
+        in_axis=axis,
+        scale=4.0,
+    )

@@ -80,3 +80,65 @@ def svd_grad_dtypes(ctx, dtype, mode):
     out = ctx.measure(ctx.in_mode(mode, g), a)
     u, _, vh = np.linalg.svd(exact, full_matrices=False)
     check_swept(ctx, out, u @ vh, scale=50.0)
+
+
+# The study's other kinds of paths: the documented error for a 1-d input (exact type and
+# message per release: jax 0.5.1 moved the rank check into its linalg primitives), the full
+# grid of svd's flags (full_matrices x compute_uv x hermitian, on a symmetric matrix so
+# hermitian applies), and jax.vmap over a batch of matrices, eager and under jax.jit. New
+# names; the cases above keep their ids.
+@case("error-one-d-input")
+def svd_error(ctx):
+    import jax.numpy as jnp
+    from _jaxhelp import check_raises, for_release
+
+    x = ctx.put(np.ones(5, dtype="float32"))
+    exc, pattern = for_release(
+        ctx,
+        (
+            ("0.4", (ValueError, r"must have ndims >= 2")),
+            ("0.5.1", (TypeError, r"to svd must have rank at least 2")),
+        ),
+    )
+    check_raises(ctx, lambda: jnp.linalg.svd(x), exc, pattern)
+
+
+@sweep(
+    "flags-{full}-{uv}-{hermitian}-sweep",
+    full=["full-matrices", "reduced"],
+    uv=["uv", "values-only"],
+    hermitian=["hermitian", "general"],
+)
+def svd_flags(ctx, full, uv, hermitian):
+    import jax.numpy as jnp
+
+    b = ctx.rng.uniform(-2, 2, (6, 6))
+    a = b + b.T  # symmetric: hermitian=True is a valid promise
+    flags = {
+        "full_matrices": full == "full-matrices",
+        "compute_uv": uv == "uv",
+        "hermitian": hermitian == "hermitian",
+    }
+    out = ctx.measure(ctx.compiled(lambda m: jnp.linalg.svd(m, **flags)), ctx.put(a))
+    singular = np.linalg.svd(a, compute_uv=False)
+    if not flags["compute_uv"]:
+        ctx.check_close(out, singular, rtol=1e-10, atol=1e-10)
+        return
+    u, s, vh = (np.asarray(ctx.to_numpy(t)) for t in out)
+    ctx.check_close(s, singular, rtol=1e-10, atol=1e-10)
+    ctx.check_close(u * s @ vh, a, rtol=1e-10, atol=1e-9, what="U S Vh")
+    ctx.check_close(u.T @ u, np.eye(6), rtol=1e-10, atol=1e-10, what="U^T U")
+
+
+@sweep("vmap-{mode}-sweep", mode=MODES)
+def svd_vmap(ctx, mode):
+    import jax
+    import jax.numpy as jnp
+
+    a = ctx.rng.uniform(-2, 2, (5, 7, 4))
+    out = ctx.measure(
+        ctx.in_mode(mode, jax.vmap(lambda m: jnp.linalg.svd(m, compute_uv=False))), ctx.put(a)
+    )
+    ctx.check_close(
+        out, np.stack([np.linalg.svd(m, compute_uv=False) for m in a]), rtol=1e-10, atol=1e-10
+    )

@@ -1,7 +1,7 @@
 """jax.lax.top_k: k largest values and their indices along the last axis, batches, jit."""
 
 import numpy as np
-from _jaxhelp import MODES, REAL_NUMERIC
+from _jaxhelp import FLOATS_32_64, MODES, REAL_NUMERIC
 
 from portbench_runner.api import case, sweep
 
@@ -61,3 +61,51 @@ def top_k_dtypes(ctx, dtype, mode):
     ctx.check_equal(values, want.astype(str(values.dtype)))
     picked = np.take_along_axis(exact, np.asarray(ctx.to_numpy(indices)), axis=1)
     ctx.check_equal(picked, want, what="the values at the returned indices")
+
+
+# The study's other kinds of paths: the documented errors for a bad k (larger than the axis,
+# negative: exact type and message), the Hessian of sum(top_k(x, 3).values**3) (diag(6x) on
+# the three largest) in float32 and float64, and jax.vmap along a leading and an inner axis,
+# eager and under jax.jit. New names; the cases above keep their ids.
+@sweep("error-{form}", form=["k-larger-than-axis", "negative-k"])
+def top_k_errors(ctx, form):
+    from _jaxhelp import check_raises
+    from jax import lax
+
+    x = ctx.put(np.arange(5, dtype="float32"))
+    if form == "k-larger-than-axis":
+        check_raises(
+            ctx, lambda: lax.top_k(x, 9), ValueError, r"k argument to top_k must be no larger than"
+        )
+    else:
+        check_raises(
+            ctx, lambda: lax.top_k(x, -1), ValueError, r"k argument to top_k must be nonnegative"
+        )
+
+
+@sweep("grad2-{dtype}-{mode}-sweep", dtype=FLOATS_32_64, mode=MODES)
+def top_k_hessian(ctx, dtype, mode):
+    from _jaxhelp import swept_hessian
+    from jax import lax
+
+    def href(x):
+        top = np.zeros(x.size)
+        top[np.argsort(-x)[:3]] = 1.0
+        return np.diag(6.0 * x * top)
+
+    swept_hessian(ctx, lambda v: (lax.top_k(v, 3)[0] ** 3).sum(), href, dtype, mode, shape=(10,))
+
+
+@sweep("vmap-axis{axis}-{mode}-sweep", axis=[0, 2], mode=MODES)
+def top_k_vmap_axes(ctx, axis, mode):
+    from _jaxhelp import swept_vmap
+    from jax import lax
+
+    swept_vmap(
+        ctx,
+        lambda x: lax.top_k(x, 2)[0],
+        lambda x: -np.sort(-x, axis=-1)[..., :2],
+        "float32",
+        mode,
+        in_axis=axis,
+    )

@@ -94,3 +94,25 @@ def trace_dtypes(ctx, dtype):
         np.asarray(ctx.to_numpy(out)),
         np.flip(exact.T, axis=0).astype(np.asarray(ctx.to_numpy(x)).dtype),
     )
+
+
+# The study's other kind of path here: a transformed function traced (jax.vmap of a
+# function: the jaxpr takes the batched avals and evaluates to the mapped values). The
+# private tracer checks nothing it is given beyond what tracing checks, so it has no
+# documented error path. New name; the cases above keep their ids.
+@case("vmap-traced")
+def trace_vmap(ctx):
+    import jax
+    import jax.numpy as jnp
+
+    f = jax.vmap(lambda v: jnp.sum(v * v))
+    jaxpr, consts = ctx.measure(_trace, ctx, lambda x: (f(x),), [_aval(ctx, (5, 3), "float64")])
+    ctx.check(
+        len(jaxpr.outvars) == 1 and tuple(jaxpr.outvars[0].aval.shape) == (5,),
+        f"jaxpr {jaxpr}",
+        "other",
+    )
+    core = ctx.require("jax._src.core")
+    x = ctx.rng.uniform(-2, 2, (5, 3))
+    out = core.eval_jaxpr(jaxpr, consts, x)
+    ctx.check_close(out[0], (x * x).sum(axis=1), dtype="float64")

@@ -71,3 +71,73 @@ def tree_map_dtypes(ctx, dtype, mode):
             out_dtype(ctx, got) == dtype, f"a {dtype} leaf came back {out_dtype(ctx, got)}", "type"
         )
         ctx.check_equal(got, (exact[::-1] if exact.ndim else exact).astype(out_dtype(ctx, got)))
+
+
+# The study's other kinds of paths: the documented errors for trees of different structure
+# (a tuple of another length, a dict with other keys, a tuple against a list: exact type;
+# the message was reworded between 0.4.13 and 0.10.2, so the pattern names both releases'
+# words), the full grid of is_leaf (absent, a predicate) x None in the tree, and tree_map
+# under jax.vmap (over a dict's leaves), eager and under jax.jit. New names; the cases above
+# keep their ids.
+@sweep("error-{form}", form=["tuple-length", "dict-keys", "tuple-vs-list"])
+def tree_map_errors(ctx, form):
+    from _jaxhelp import check_raises
+    from jax.tree_util import tree_map
+
+    a, b = {
+        "tuple-length": ((1, 2), (1, 2, 3)),
+        "dict-keys": ({"a": 1}, {"b": 1}),
+        "tuple-vs-list": ((1, 2), [1, 2]),
+    }[form]
+    pattern = {
+        # 0.4.13: "Tuple arity mismatch", "Dict key mismatch", "Expected tuple";
+        # 0.10.2: "pytree structure error: different lengths / pytree metadata / types".
+        "tuple-length": r"Tuple arity mismatch|different lengths of tuple",
+        "dict-keys": r"Dict key mismatch|different pytree metadata",
+        "tuple-vs-list": r"Expected tuple, got \[1, 2\]|different types",
+    }[form]
+    check_raises(ctx, lambda: tree_map(lambda u, v: u, a, b), ValueError, pattern)
+
+
+@sweep(
+    "flags-{leaf}-{nones}-sweep", leaf=["default-leaves", "is-leaf"], nones=["with-none", "no-none"]
+)
+def tree_map_flags(ctx, leaf, nones):
+    from jax.tree_util import tree_map
+
+    tree = {
+        "pair": (ctx.put(np.arange(3.0)), ctx.put(np.ones(2))),
+        "single": ctx.put(np.float64(4.0)),
+    }
+    if nones == "with-none":
+        tree["missing"] = None
+    kw = {"is_leaf": lambda t: isinstance(t, tuple)} if leaf == "is-leaf" else {}
+
+    def f(t):
+        return ("pair", len(t)) if isinstance(t, tuple) else t * 2
+
+    out = ctx.measure(tree_map, f, tree, **kw)
+    if leaf == "is-leaf":
+        ctx.check(out["pair"] == ("pair", 2), f"the tuple was not a leaf: {out['pair']!r}", "other")
+    else:
+        ctx.check_equal(out["pair"][0], [0.0, 2.0, 4.0])
+        ctx.check_equal(out["pair"][1], [2.0, 2.0])
+    ctx.check_equal(out["single"], 8.0)
+    ctx.check(
+        ("missing" in out and out["missing"] is None) == (nones == "with-none"),
+        f"None leaf: {out.get('missing', 'absent')!r}",
+        "other",
+    )
+
+
+@sweep("vmap-{mode}-sweep", mode=MODES)
+def tree_map_vmap(ctx, mode):
+    import jax
+    import jax.numpy as jnp
+    from jax.tree_util import tree_map
+
+    tree = {"a": ctx.rng.uniform(-2, 2, (5, 3)), "b": [ctx.rng.uniform(-2, 2, (5,))]}
+    f = jax.vmap(lambda t: tree_map(lambda v: jnp.sum(v**2), t), in_axes=({"a": 0, "b": [0]},))
+    out = ctx.measure(ctx.in_mode(mode, f), tree_map(ctx.put, tree))
+    ctx.check_close(out["a"], (tree["a"] ** 2).sum(axis=1), dtype="float64")
+    ctx.check_close(out["b"][0], tree["b"][0] ** 2, dtype="float64")

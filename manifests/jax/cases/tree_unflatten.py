@@ -67,3 +67,43 @@ def tree_unflatten_dtypes(ctx, dtype, mode):
             out_dtype(ctx, got) == dtype, f"a {dtype} leaf came back {out_dtype(ctx, got)}", "type"
         )
         ctx.check_equal(got, exact.astype(out_dtype(ctx, got)))
+
+
+# The study's other kinds of paths: the documented errors for a wrong number of leaves (too
+# few, too many: exact type and message), and tree_unflatten inside jax.vmap (rebuilding a
+# structured output from batched leaves), eager and under jax.jit. New names; the cases
+# above keep their ids.
+@sweep("error-{form}", form=["too-few-leaves", "too-many-leaves"])
+def tree_unflatten_errors(ctx, form):
+    from _jaxhelp import check_raises
+    from jax.tree_util import tree_structure, tree_unflatten
+
+    treedef = tree_structure((1, {"a": 2}))
+    leaves, pattern = (
+        ([1], r"Too few leaves for PyTreeDef")
+        if form == "too-few-leaves"
+        else ([1, 2, 3], r"Too many leaves for PyTreeDef")
+    )
+    check_raises(ctx, lambda: tree_unflatten(treedef, leaves), ValueError, pattern)
+
+
+@sweep("vmap-{mode}-sweep", mode=MODES)
+def tree_unflatten_vmap(ctx, mode):
+    import jax
+    from jax.tree_util import tree_structure, tree_unflatten
+
+    treedef = tree_structure({"sum": 0, "parts": (0, 0)})
+    x = ctx.rng.uniform(-2, 2, (6, 2))
+
+    def f(v):
+        # Leaves in the treedef's order: dict keys sorted, so "parts" (two) before "sum".
+        return tree_unflatten(treedef, [v[0], v[1], v[0] + v[1]])
+
+    out = ctx.measure(ctx.in_mode(mode, jax.vmap(f)), ctx.put(x))
+    ctx.check(
+        set(out) == {"sum", "parts"} and len(out["parts"]) == 2,
+        f"structure {jax.tree_util.tree_structure(out)}",
+        "other",
+    )
+    ctx.check_close(out["sum"], x.sum(axis=1), dtype="float64")
+    ctx.check_equal(out["parts"][1], x[:, 1])

@@ -1,7 +1,7 @@
 """jax.numpy.tril: lower triangle with offsets k, batches, non-square, dtypes, gradient."""
 
 import numpy as np
-from _jaxhelp import EVERY_DTYPE, MODES
+from _jaxhelp import EVERY_DTYPE, FLOATS_32_64, MODES
 
 from portbench_runner.api import case, sweep
 
@@ -57,3 +57,44 @@ def tril_dtypes(ctx, dtype, mode):
     out = ctx.measure(ctx.in_mode(mode, lambda v: jnp.tril(v, 1)), x)
     ctx.check(str(out.dtype) == dtype, f"tril of {dtype} gave {out.dtype}")
     ctx.check_equal(out, np.tril(exact, 1).astype(out.dtype))
+
+
+# The study's other kinds of paths: the documented error for a 1-d input (exact type and
+# message), the Hessian of sum(tril(x)**3) (diag(6x) on the lower triangle, 0 above) in
+# float32 and float64, and jax.vmap along a leading and an inner axis, eager and under
+# jax.jit. New names; the cases above keep their ids.
+@case("error-one-d-input")
+def tril_error(ctx):
+    import jax.numpy as jnp
+    from _jaxhelp import check_raises
+
+    x = ctx.put(np.ones(5, dtype="float32"))
+    check_raises(
+        ctx, lambda: jnp.tril(x), ValueError, r"Argument to jax\.numpy\.tril must be at least 2D"
+    )
+
+
+@sweep("grad2-{dtype}-{mode}-sweep", dtype=FLOATS_32_64, mode=MODES)
+def tril_hessian(ctx, dtype, mode):
+    import jax.numpy as jnp
+    from _jaxhelp import swept_hessian
+
+    lower = np.tril(np.ones((4, 4))).ravel()
+    swept_hessian(
+        ctx,
+        lambda v: jnp.sum(jnp.tril(v) ** 3),
+        lambda x: np.diag(6.0 * x.ravel() * lower),
+        dtype,
+        mode,
+        shape=(4, 4),
+    )
+
+
+@sweep("vmap-axis{axis}-{mode}-sweep", axis=[0, 2], mode=MODES)
+def tril_vmap_axes(ctx, axis, mode):
+    import jax.numpy as jnp
+    from _jaxhelp import swept_vmap
+
+    swept_vmap(
+        ctx, lambda x: jnp.tril(x, 1), lambda x: np.tril(x, 1), "float32", mode, in_axis=axis
+    )

@@ -44,3 +44,22 @@ def tril_indices_from_dtypes(ctx, dtype, mode):
     want_rows, want_cols = np.tril_indices(5, 1, 7)
     ctx.check_equal(rows, want_rows)
     ctx.check_equal(cols, want_cols)
+
+
+# The study's other kind of path here: the documented error for an input that is not 2-d
+# (exact type and message per release: 0.4.31 added the check; before it the shape unpacking
+# failed). New name; the cases above keep their ids.
+@case("error-one-d-input")
+def tril_indices_from_error(ctx):
+    import jax.numpy as jnp
+    from _jaxhelp import check_raises, for_release
+
+    x = ctx.put(np.ones(5, dtype="float32"))
+    exc, pattern = for_release(
+        ctx,
+        (
+            ("0.4", (IndexError, r"tuple index out of range")),
+            ("0.4.31", (ValueError, r"Only 2-D inputs are accepted")),
+        ),
+    )
+    check_raises(ctx, lambda: jnp.tril_indices_from(x), exc, pattern)

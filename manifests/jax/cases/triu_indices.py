@@ -59,3 +59,47 @@ def triu_indices_forms(ctx, form, mode):
     want_rows, want_cols = np.triu_indices(n, k, m)
     ctx.check_equal(rows, want_rows)
     ctx.check_equal(cols, want_cols)
+
+
+# The study's other kinds of paths: the documented errors for a bad n (traced under jax.jit,
+# negative: exact type and message), and index forms of the indices it returns (reading the
+# triangle, and scattering into it with .at[].set, eager and under jax.jit). New names; the
+# cases above keep their ids.
+@sweep("error-{form}", form=["traced-n", "negative-n"])
+def triu_indices_errors(ctx, form):
+    import jax
+    import jax.numpy as jnp
+    from _jaxhelp import check_raises
+
+    if form == "traced-n":
+        f = jax.jit(jnp.triu_indices)
+        check_raises(
+            ctx,
+            lambda: f(3),
+            jax.errors.ConcretizationTypeError,
+            r"n argument of jnp\.triu_indices",
+        )
+    else:
+        check_raises(
+            ctx, lambda: jnp.triu_indices(-1), TypeError, r"must have every element be nonnegative"
+        )
+
+
+@sweep("index-{form}-{mode}-sweep", form=["gather", "scatter-set"], mode=MODES)
+def triu_indices_index_forms(ctx, form, mode):
+    import jax.numpy as jnp
+
+    x = np.arange(25, dtype="float32").reshape(5, 5)
+    rows, cols = np.triu_indices(5, 1)
+
+    def use(v):
+        idx = jnp.triu_indices(5, 1)
+        return v[idx] if form == "gather" else v.at[idx].set(-1.0)
+
+    out = ctx.measure(ctx.in_mode(mode, use), ctx.put(x))
+    if form == "gather":
+        expected = x[rows, cols]
+    else:
+        expected = x.copy()
+        expected[rows, cols] = -1.0
+    ctx.check_equal(out, expected)

@@ -1,7 +1,7 @@
 """jax.numpy.var: population and sample variance (ddof), axes, dtypes, gradient."""
 
 import numpy as np
-from _jaxhelp import COMPLEX, FEW_INTS, FLOATS, MODES, reduction
+from _jaxhelp import COMPLEX, FEW_INTS, FLOATS, FLOATS_32_64, MODES, reduction
 
 from portbench_runner.api import case, sweep
 
@@ -64,4 +64,59 @@ def var_dtypes(ctx, dtype, mode):
         ),
         dtype,
         mode,
+    )
+
+
+# The study's other kinds of paths: the documented error for a bad argument (a Python list:
+# exact type and message), the full grid of var's flags (axis x ddof x keepdims x where)
+# under jax.jit, the Hessian of var(x) ((2/n)(I - 1/n)) in float32 and float64, and jax.vmap
+# along a leading and an inner axis, eager and under jax.jit. New names; the cases above
+# keep their ids.
+@case("error-list-input")
+def var_error(ctx):
+    import jax.numpy as jnp
+    from _jaxhelp import check_raises
+
+    check_raises(ctx, lambda: jnp.var([1.0, 2.0]), TypeError, r"var requires ndarray or scalar")
+
+
+@sweep(
+    "flags-axis-{axis}-ddof{ddof}-{keepdims}-where-{where}-sweep",
+    axis=["all", "0", "1", "both"],
+    ddof=[0, 1],
+    keepdims=["keep", "drop"],
+    where=["none", "mask"],
+)
+def var_flags(ctx, axis, ddof, keepdims, where):
+    import jax.numpy as jnp
+    from _jaxhelp import reduction_flags
+
+    reduction_flags(ctx, jnp.var, np.var, "float32", axis, keepdims, where, ddof=ddof)
+
+
+@sweep("grad2-{dtype}-{mode}-sweep", dtype=FLOATS_32_64, mode=MODES)
+def var_hessian(ctx, dtype, mode):
+    import jax.numpy as jnp
+    from _jaxhelp import swept_hessian
+
+    def href(x):
+        n = x.size
+        return (2.0 / n) * (np.eye(n) - np.full((n, n), 1.0 / n))
+
+    swept_hessian(ctx, jnp.var, href, dtype, mode)
+
+
+@sweep("vmap-axis{axis}-{mode}-sweep", axis=[0, 2], mode=MODES)
+def var_vmap_axes(ctx, axis, mode):
+    import jax.numpy as jnp
+    from _jaxhelp import swept_vmap
+
+    swept_vmap(
+        ctx,
+        lambda x: jnp.var(x, axis=-1),
+        lambda x: np.var(x, axis=-1),
+        "float32",
+        mode,
+        in_axis=axis,
+        scale=4.0,
     )

@@ -45,3 +45,24 @@ def zeros_dtypes(ctx, dtype, mode):
     out = ctx.measure(ctx.in_mode(mode, lambda: jnp.zeros((5, 7), dtype=dtype)))
     ctx.check(str(out.dtype) == dtype, f"dtype {out.dtype}, not {dtype}", "type")
     ctx.check_equal(out, np.zeros((5, 7)))
+
+
+# The study's other kinds of paths: the documented errors for bad shapes (a negative
+# dimension, a float one: exact type and message). New names; the cases above keep their
+# ids.
+@sweep("error-{form}", form=["negative-dimension", "float-dimension"])
+def zeros_errors(ctx, form):
+    import jax.numpy as jnp
+    from _jaxhelp import check_raises
+
+    if form == "negative-dimension":
+        check_raises(
+            ctx, lambda: jnp.zeros((-1, 2)), TypeError, r"must have every element be nonnegative"
+        )
+    else:
+        check_raises(
+            ctx,
+            lambda: jnp.zeros((2.5,)),
+            TypeError,
+            r"Shapes must be 1D sequences of concrete values of integer type",
+        )

@@ -140,3 +140,72 @@ def empty(ctx):
         out = ctx.measure(sess.run, update, warm=False)
     # No examples: total and count stay 0 and the metric is defined as 0 (div_no_nan).
     ctx.check_close(np.float64(out), 0.0, rtol=0.0, atol=0.0)
+
+
+# The study's other kinds of paths: the documented errors (labels and predictions of
+# different shapes; eager execution, where the TF1 metric refuses to run: exact type and
+# message), and the full grid of weights (none, ones, a vector) x updates (one batch, two
+# batches streamed). New names; the cases above keep their ids.
+@sweep("error-{form}", form=["shapes-differ", "eager"])
+def accuracy_errors(ctx, form):
+    import tensorflow as tf
+    from tfhelp import check_raises
+
+    v1 = tf.compat.v1
+    if form == "shapes-differ":
+
+        def build():
+            with v1_graph(ctx):
+                v1.metrics.accuracy(tf.ones(3), tf.ones(4))
+
+        check_raises(ctx, build, ValueError, r"Shapes \(4,\) and \(3,\) are incompatible")
+    else:
+        check_raises(
+            ctx,
+            lambda: v1.metrics.accuracy(tf.ones(3), tf.ones(3)),
+            RuntimeError,
+            r"tf\.metrics\.accuracy is not supported when eager execution is enabled",
+        )
+
+
+@sweep(
+    "flags-weights-{weights}-{batches}-sweep",
+    weights=["none", "ones", "vector"],
+    batches=["one-batch", "two-batches"],
+)
+def accuracy_flags(ctx, weights, batches):
+    import tensorflow as tf
+
+    v1 = tf.compat.v1
+    labels = np.array([1, 0, 2, 2, 1, 0], dtype="int64")
+    preds = np.array([1, 1, 2, 0, 1, 0], dtype="int64")
+    w = {
+        "none": None,
+        "ones": np.ones(6, dtype="float32"),
+        "vector": np.array([0.5, 2.0, 1.0, 3.0, 0.0, 1.0], dtype="float32"),
+    }[weights]
+    with v1_graph(ctx) as graph:
+        lab = v1.placeholder(tf.int64, (None,))
+        pre = v1.placeholder(tf.int64, (None,))
+        wgt = None if w is None else v1.placeholder(tf.float32, (None,))
+        value, update = v1.metrics.accuracy(lab, pre, weights=wgt)
+        init = v1.local_variables_initializer()
+    halves = [slice(0, 6)] if batches == "one-batch" else [slice(0, 3), slice(3, 6)]
+    with v1_session(graph) as sess:
+        sess.run(init)
+        for part in halves[:-1]:
+            sess.run(
+                update,
+                {lab: labels[part], pre: preds[part], **({} if w is None else {wgt: w[part]})},
+            )
+        last = halves[-1]
+        ctx.measure(
+            sess.run,
+            update,
+            {lab: labels[last], pre: preds[last], **({} if w is None else {wgt: w[last]})},
+            warm=False,
+        )
+        out = sess.run(value)
+    correct = (labels == preds).astype("float64")
+    weight = np.ones(6) if w is None else w.astype("float64")
+    ctx.check_close(out, (correct * weight).sum() / weight.sum(), dtype="float32")

@@ -159,3 +159,81 @@ def adadelta_dtypes(ctx, dtype, mode):
     # _adadelta rounds through float32 again, which keeps these (already coarser) values.
     expected = _adadelta(start_exact, [g1_exact, g2_exact], *hyper)
     check_swept(ctx, out, expected, scale=4.0)
+
+
+# The study's other kinds of paths: the documented error for a step with no gradients
+# (exact type and message), the full grid of rho x epsilon (each against the update rule),
+# and checkpoint and restore of the optimizer's state (tf.compat.v1.train.Saver saves the
+# variable and its two accumulator slots; after a restore the next step matches an
+# uninterrupted run). New names; the cases above keep their ids.
+@case("error-no-gradients")
+def adadelta_error(ctx):
+    import tensorflow as tf
+    from tfhelp import check_raises
+
+    var = tf.Variable(1.0)
+    opt = tf.compat.v1.train.AdadeltaOptimizer(1.0)
+    check_raises(
+        ctx,
+        lambda: opt.apply_gradients([(None, var)]),
+        ValueError,
+        r"No gradients provided for any variable",
+    )
+
+
+@sweep("flags-rho-{rho}-epsilon-{eps}-sweep", rho=["0.95", "0.5"], eps=["1e-08", "0.01"])
+def adadelta_flags(ctx, rho, eps):
+    import tensorflow as tf
+
+    v1 = tf.compat.v1
+    start = ctx.rng.standard_normal(16).astype("float32")
+    target = ctx.rng.standard_normal(16).astype("float32")
+    with v1_graph(ctx) as graph:
+        var = v1.Variable(start)
+        loss = 0.5 * tf.reduce_sum(tf.square(var - target))
+        train = v1.train.AdadeltaOptimizer(1.0, rho=float(rho), epsilon=float(eps)).minimize(loss)
+        init = v1.global_variables_initializer()
+    with v1_session(graph) as sess:
+        sess.run(init)
+        grads = [sess.run(var).astype("float64") - target]
+        sess.run(train)
+        grads.append(sess.run(var).astype("float64") - target)
+        ctx.measure(sess.run, train, warm=False)
+        out = sess.run(var)
+    ctx.check_close(out, _adadelta(start, grads, 1.0, float(rho), float(eps)), rtol=1e-5, atol=1e-5)
+
+
+@case("checkpoint-slots-restore")
+def adadelta_checkpoint(ctx):
+    import os
+    import tempfile
+
+    import tensorflow as tf
+
+    v1 = tf.compat.v1
+    start = ctx.rng.standard_normal(8).astype("float32")
+    target = ctx.rng.standard_normal(8).astype("float32")
+    with v1_graph(ctx) as graph:
+        var = v1.Variable(start)
+        loss = 0.5 * tf.reduce_sum(tf.square(var - target))
+        opt = v1.train.AdadeltaOptimizer(1.0, rho=0.9, epsilon=1e-6)
+        train = opt.minimize(loss)
+        init = v1.global_variables_initializer()
+        saver = v1.train.Saver()
+    with v1_session(graph) as sess, tempfile.TemporaryDirectory() as folder:
+        sess.run(init)
+        sess.run(train)
+        path = saver.save(sess, os.path.join(folder, "model"))
+        sess.run(train)
+        uninterrupted = sess.run(var)
+        sess.run(init)  # forget everything, slots included
+
+        def restore_and_step():
+            saver.restore(sess, path)
+            sess.run(train)
+            return sess.run(var)
+
+        out = ctx.measure(restore_and_step, warm=False)
+        slots = sorted(opt.get_slot_names())
+    ctx.check(slots == ["accum", "accum_update"], f"slots {slots}", "other")
+    ctx.check_equal(out, uninterrupted)

@@ -1,9 +1,12 @@
 """tf.image.adjust_brightness: adds delta in float; uint8 images saturate; eager, graph, XLA."""
 
 import numpy as np
-from tfhelp import MODES, REAL_FLOATS, SIGNED_INTS, UNSIGNED_INTS, bf16_round, by_mode
+from tfhelp import GRAD2_FLOATS, MODES, REAL_FLOATS, SIGNED_INTS, UNSIGNED_INTS, bf16_round, by_mode
 
 from portbench_runner.api import case, sweep
+
+#: bfloat16 keeps 8 significant bits: rounding to it moves a value by at most 2**-8 of itself.
+BF16_ROUNDING = 2.0**-8
 
 
 @case("float32-eager", dtype="float32")
@@ -19,7 +22,10 @@ def brightness_float(ctx, dtype, mode="eager", shape=(2, 16, 16, 3), delta=0.25)
     ref_in = bf16_round(ctx, x) if dtype == "bfloat16" else x.astype("float64")
     fn = by_mode(ctx, lambda t: tf.image.adjust_brightness(t, delta), mode)
     out = ctx.measure(fn, ctx.put(x, dtype=dtype))
-    ctx.check_close(out, ref_in + delta, dtype=dtype)
+    if dtype == "bfloat16":  # only the output's rounding (see brightness_dtypes)
+        ctx.check_close(out, ref_in + delta, rtol=BF16_ROUNDING, atol=BF16_ROUNDING * abs(delta))
+    else:
+        ctx.check_close(out, ref_in + delta, dtype=dtype)
 
 
 @case("uint8-saturates")
@@ -78,10 +84,17 @@ def brightness_dtypes(ctx, dtype, mode):
     if dtype in ("float16", "float32"):
         # These two add delta in their own dtype.
         check_swept(ctx, out, exact + delta)
-    elif dtype in ("bfloat16", "float64"):
+    elif dtype == "float64":
         # Other floats are converted to float32, shifted, and converted back.
         expected = (exact.astype("float32") + np.float32(delta)).astype("float64")
         check_swept(ctx, out, expected, scale=2.0)
+    elif dtype == "bfloat16":
+        # Converted to float32, shifted, converted back: the output is the float32 sum of the
+        # bfloat16 input and delta, rounded to bfloat16's 8 significant bits (a relative error
+        # of at most 2**-8). A kernel that adds in bfloat16 also rounds delta (at most
+        # 2**-8 * delta more). Nothing else is allowed: a delta wrong by 0.005 fails.
+        expected = (exact.astype("float32") + np.float32(delta)).astype("float64")
+        ctx.check_close(out, expected, rtol=BF16_ROUNDING, atol=BF16_ROUNDING * delta)
     else:
         # Integers go to [0, 1] float32, get +delta, saturate at 1 and scale back (with
         # truncation): within one unit plus float32 rounding of the dtype's range.
@@ -115,3 +128,59 @@ def brightness_empty(ctx):
 
     out = ctx.measure(tf.image.adjust_brightness, ctx.put(np.zeros((0, 4, 4, 3), "float32")), 0.5)
     ctx.check(tuple(out.shape) == (0, 4, 4, 3), f"shape {tuple(out.shape)}", "other")
+
+
+# The study's other kinds of paths: the documented error for a delta that is not a scalar
+# (exact type and message), the second derivative through nested GradientTapes of
+# sum(adjust_brightness(x)**3) (6 (x + delta)) in float32 and float64, and tf.vectorized_map
+# over a batch of images, eager, in a tf.function and under XLA. New names; the cases above
+# keep their ids.
+@case("error-vector-delta")
+def brightness_error(ctx):
+    import tensorflow as tf
+    from tfhelp import check_raises
+
+    x = ctx.put(np.ones((2, 2, 3), dtype="float32"))
+    check_raises(
+        ctx,
+        lambda: tf.image.adjust_brightness(x, [0.1, 0.2]),
+        tf.errors.InvalidArgumentError,
+        r"Incompatible shapes: \[2,2,3\] vs\. \[2\]",
+    )
+
+
+@sweep("grad2-{dtype}-{mode}-sweep", dtype=GRAD2_FLOATS, mode=MODES)
+def brightness_grad2(ctx, dtype, mode):
+    import tensorflow as tf
+    from tfhelp import swept_grad2
+
+    # A float64 image is shifted in float32 (see brightness_dtypes): x + delta carries
+    # float32's rounding (about 1e-7 of it) into every derivative.
+    scale = 1e6 if dtype == "float64" else 1.0
+    swept_grad2(
+        ctx,
+        lambda t: tf.image.adjust_brightness(t, 0.2) ** 3,
+        lambda x: 6 * (x + 0.2),
+        dtype,
+        mode,
+        lo=0.0,
+        hi=1.0,
+        scale=scale,
+    )
+
+
+@sweep("vectorized-map-{mode}-sweep", mode=MODES)
+def brightness_vectorized_map(ctx, mode):
+    import tensorflow as tf
+    from tfhelp import swept_vectorized_map
+
+    swept_vectorized_map(
+        ctx,
+        lambda t: tf.image.adjust_brightness(t, 0.25),
+        lambda x: x + 0.25,
+        "float32",
+        mode,
+        shape=(4, 5, 6, 3),
+        lo=0.0,
+        hi=1.0,
+    )

@@ -123,3 +123,22 @@ def reentered(ctx):
 
     out = ctx.measure(again, warm=False)
     ctx.check(out == ["first", "second"], f"operations {out}", "other")
+
+
+# The study's other kind of path here: the documented error for combining tensors of two
+# graphs (exact type and message). New name; the cases above keep their ids.
+@case("error-tensors-of-two-graphs")
+def as_default_error(ctx):
+    import tensorflow as tf
+    from tfhelp import check_raises
+
+    first = tf.Graph()
+    with first.as_default():
+        a = tf.constant(1.0)
+
+    def combine():
+        second = tf.Graph()
+        with second.as_default():
+            return a + tf.constant(2.0)
+
+    check_raises(ctx, combine, ValueError, r"must be from the same graph")

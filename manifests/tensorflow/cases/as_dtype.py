@@ -118,3 +118,20 @@ def other_types(ctx):
 
     out = ctx.measure(lambda: (tf.dtypes.as_dtype(np.bytes_), tf.dtypes.as_dtype("resource")))
     ctx.check(out == (tf.string, tf.resource), f"bytes/resource gave {out}", "type")
+
+
+# The study's other kind of path here: the documented errors for values that name no dtype
+# (an unknown name, an int that is no enum value: exact type and message). New names; the
+# cases above keep their ids.
+@sweep("error-{form}", form=["unknown-name", "unknown-enum"])
+def as_dtype_errors(ctx, form):
+    import tensorflow as tf
+    from tfhelp import check_raises
+
+    value = "floaty" if form == "unknown-name" else 12345
+    check_raises(
+        ctx,
+        lambda: tf.dtypes.as_dtype(value),
+        TypeError,
+        rf"Cannot convert the argument `type_value`: '?{value}'? to a TensorFlow DType",
+    )

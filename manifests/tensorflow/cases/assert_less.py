@@ -129,3 +129,64 @@ def shapes(ctx):
         raises(lambda: tf.debugging.assert_less(x, y), ValueError, tf.errors.InvalidArgumentError)
     )
     ctx.check(out is not None, "shapes (3,) and (4,) were compared", "other")
+
+
+# The study's other kinds of paths: the documented errors (a violation, shapes that do not
+# broadcast, operands of different dtypes: exact type and message), and the full grid of
+# message (none, given) x summarize (1, 3): the violation's message carries the text given
+# and that many of the offending values. New names; the cases above keep their ids.
+@sweep("error-{form}", form=["violation", "shapes-do-not-broadcast", "mixed-dtypes"])
+def assert_less_errors(ctx, form):
+    import tensorflow as tf
+    from tfhelp import check_raises
+
+    if form == "violation":
+        x, y = ctx.put(np.array([1, 5], dtype="int32")), ctx.put(np.array([2, 3], dtype="int32"))
+        pattern = r"Condition x < y did not hold"
+    elif form == "shapes-do-not-broadcast":
+        x, y = ctx.put(np.ones(3, dtype="float32")), ctx.put(np.ones(4, dtype="float32"))
+        pattern = r"Incompatible shapes: \[3\] vs\. \[4\]"
+    else:
+        x, y = ctx.put(np.ones(3, dtype="float32")), ctx.put(np.ones(3, dtype="int32"))
+        pattern = r"cannot compute Less as input #1\(zero-based\) was expected to be a float tensor but is a int32 tensor"
+    check_raises(
+        ctx, lambda: tf.debugging.assert_less(x, y), tf.errors.InvalidArgumentError, pattern
+    )
+
+
+@sweep(
+    "flags-message-{message}-summarize{summarize}-sweep",
+    message=["none", "given"],
+    summarize=[1, 3],
+)
+def assert_less_flags(ctx, message, summarize):
+    import tensorflow as tf
+
+    x = ctx.put(np.array([10.0, 20.0, 30.0, 40.0], dtype="float32"))
+    y = ctx.put(np.zeros(4, dtype="float32"))
+    kw = {"summarize": summarize}
+    if message == "given":
+        kw["message"] = "portbench-bound"
+
+    def attempt():
+        try:
+            tf.debugging.assert_less(x, y, **kw)
+        except tf.errors.InvalidArgumentError as exc:
+            return str(exc)
+        return ""
+
+    text = ctx.measure(attempt)
+    ctx.check(text, "the violation raised nothing", "other")
+    ctx.check(
+        ("portbench-bound" in text) == (message == "given"), f"message {text[:200]!r}", "other"
+    )
+    shown = [
+        v
+        for v in ("10", "20", "30", "40")
+        if v in text.split("Corresponding x values:")[-1].split("Corresponding y values")[0]
+    ]
+    ctx.check(
+        len(shown) == summarize,
+        f"summarize={summarize} showed x values {shown}: {text[:300]!r}",
+        "other",
+    )

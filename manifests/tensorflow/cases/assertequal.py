@@ -98,3 +98,45 @@ def nan(ctx):
     a, b = float("nan"), float("nan")  # two NaN objects: == is False and identity differs
     out = ctx.measure(raises(lambda: tc.assertEqual(a, b), AssertionError))
     ctx.check(out == "AssertionError", f"nan vs nan raised {out}", "other")
+
+
+# The study's other kinds of paths: the documented failure as an error path (unequal values
+# raise exactly AssertionError with "first != second"), and the full grid of msg (none,
+# given) x longMessage (True, False): the standard message, the msg appended to it, or the
+# msg alone. New names; the cases above keep their ids.
+@case("error-unequal")
+def assert_equal_error(ctx):
+    from tfhelp import check_raises
+
+    tc = _testcase()
+    check_raises(ctx, lambda: tc.assertEqual(1, 2), AssertionError, r"^1 != 2$")
+
+
+@sweep("flags-msg-{msg}-long-{long}-sweep", msg=["none", "given"], long=["long", "short"])
+def assert_equal_flags(ctx, msg, long):
+    tc = _testcase()
+    tc.longMessage = long == "long"
+    kw = {"msg": "portbench-context"} if msg == "given" else {}
+
+    def attempt():
+        try:
+            tc.assertEqual([1, 2], [1, 3], **kw)
+        except AssertionError as exc:
+            return str(exc)
+        return None
+
+    text = ctx.measure(attempt)
+    ctx.check(text is not None, "unequal lists raised nothing", "other")
+    standard = "[1, 2] != [1, 3]" in text
+    given = "portbench-context" in text
+    want = {
+        ("none", "long"): (True, False),
+        ("none", "short"): (True, False),
+        ("given", "long"): (True, True),
+        ("given", "short"): (False, True),
+    }[(msg, long)]
+    ctx.check(
+        (standard, given) == want,
+        f"message {text!r}: (standard, msg) {(standard, given)}, expected {want}",
+        "other",
+    )

@@ -1,7 +1,7 @@
 """tf.cast: conversions between float, integer, bool and bfloat16; eager, graph and XLA; gradients."""
 
 import numpy as np
-from tfhelp import MODES, by_mode
+from tfhelp import GRAD2_FLOATS, MODES, by_mode
 
 from portbench_runner.api import case, sweep
 
@@ -121,3 +121,44 @@ def cast_dtypes(ctx, other, mode, to_float32):
     else:
         values = exact.real if exact.dtype.kind == "c" else exact
         check_swept(ctx, out, values.astype("float64"))
+
+
+# The study's other kinds of paths: the documented error for a cast TF has no kernel for
+# (string to float: exact type and message), the second derivative through nested
+# GradientTapes of sum(cast(x, float64)**3) (6x, back in the input's dtype) in float32 and
+# float64, and tf.vectorized_map of a cast, eager, in a tf.function and under XLA. New
+# names; the cases above keep their ids.
+@case("error-string-to-float")
+def cast_error(ctx):
+    import tensorflow as tf
+    from tfhelp import check_raises
+
+    s = tf.constant(["1.5"])
+    check_raises(
+        ctx,
+        lambda: tf.cast(s, tf.float32),
+        tf.errors.UnimplementedError,
+        r"Cast string to float is not supported",
+    )
+
+
+@sweep("grad2-{dtype}-{mode}-sweep", dtype=GRAD2_FLOATS, mode=MODES)
+def cast_grad2(ctx, dtype, mode):
+    import tensorflow as tf
+    from tfhelp import swept_grad2
+
+    swept_grad2(ctx, lambda t: tf.cast(t, tf.float64) ** 3, lambda x: 6 * x, dtype, mode)
+
+
+@sweep("vectorized-map-{mode}-sweep", mode=MODES)
+def cast_vectorized_map(ctx, mode):
+    import tensorflow as tf
+    from tfhelp import swept_vectorized_map
+
+    swept_vectorized_map(
+        ctx,
+        lambda t: tf.cast(t * 4, tf.int32),
+        lambda x: np.trunc(x * 4).astype("int32"),
+        "float32",
+        mode,
+    )

@@ -183,3 +183,57 @@ def scaffold(ctx):
     ctx.check(
         "kept" in names and "skipped" not in names, f"checkpoint holds {sorted(names)}", "other"
     )
+
+
+# The study's other kinds of paths: the documented errors for the trigger (save_steps with
+# save_secs, neither: exact type and message), and checkpoint and restore (a fresh graph's
+# Saver restores the checkpoint the hook wrote: the trained weight and the global step
+# come back). New names; the cases above keep their ids (skipped where tf.estimator is
+# gone).
+@sweep("error-{form}", form=["steps-and-secs", "no-trigger"])
+def hook_errors(ctx, form):
+    from tfhelp import check_raises
+
+    hook_cls = ctx.require(NAME)
+    if form == "steps-and-secs":
+        check_raises(
+            ctx,
+            lambda: hook_cls("/tmp/portbench-x", save_steps=1, save_secs=1),
+            ValueError,
+            r"Can not provide both every_secs and every_steps",
+        )
+    else:
+        check_raises(
+            ctx,
+            lambda: hook_cls("/tmp/portbench-x"),
+            ValueError,
+            r"Either every_secs or every_steps should be provided",
+        )
+
+
+@case("checkpoint-restore-written")
+def hook_checkpoint(ctx):
+    import tensorflow as tf
+    from tfhelp import v1_session
+
+    hook_cls = ctx.require(NAME)
+    v1 = tf.compat.v1
+    folder = tempfile.mkdtemp(prefix="portbench-ckpt-")
+    graph, train = _train_graph(ctx)
+    with graph.as_default():
+        hook = hook_cls(folder, save_steps=1)
+        with v1.train.MonitoredSession(hooks=[hook]) as sess:
+            for _ in range(4):
+                sess.run(train)
+    latest = tf.train.latest_checkpoint(folder)
+    ctx.check(latest is not None, f"no checkpoint in {folder}", "other")
+    with v1_graph(ctx) as fresh:
+        step = v1.train.create_global_step()
+        weight = v1.Variable(np.float32(0.0), name="weight")
+        saver = v1.train.Saver()
+    with v1_session(fresh) as sess:
+        out = ctx.measure(
+            lambda: (saver.restore(sess, latest), sess.run([weight, step]))[1], warm=False
+        )
+    ctx.check_close(out[0], 5.0, dtype="float32", what="the restored weight (1 + 4 steps)")
+    ctx.check_equal(out[1], np.int64(4))

@@ -1,7 +1,7 @@
 """tf.experimental.numpy.clip: scalar and array bounds, dtypes, graph/XLA, gradient."""
 
 import numpy as np
-from tfhelp import MODES, bf16_round, by_mode
+from tfhelp import GRAD2_FLOATS, MODES, bf16_round, by_mode
 
 from portbench_runner.api import case, sweep
 
@@ -74,3 +74,68 @@ def clip_dtypes(ctx, dtype, mode):
     x, exact = placed(ctx, draw(ctx, (257,), dtype, -9, 9), dtype)
     out = ctx.measure(by_mode(ctx, lambda t: tf.experimental.numpy.clip(t, 2, 6), mode), x)
     check_swept(ctx, out, np.clip(exact, 2, 6))
+
+
+# The study's other kinds of paths: the documented error for two absent bounds (exact type
+# and message), the full grid of the bounds' forms (each absent, a scalar or a broadcast
+# array; not both absent), the second derivative through nested GradientTapes of
+# sum(clip(x)**3) (6x inside the bounds, 0 where clipped) in float32 and float64, and
+# tf.vectorized_map of a clip, eager, in a tf.function and under XLA. New names; the cases
+# above keep their ids.
+@case("error-no-bounds")
+def clip_error(ctx):
+    import tensorflow as tf
+    from tfhelp import check_raises
+
+    x = ctx.put(np.ones(3, dtype="float32"))
+    check_raises(
+        ctx,
+        lambda: tf.experimental.numpy.clip(x, None, None),
+        ValueError,
+        r"Not more than one of `a_min` and `a_max` may be `None`",
+    )
+
+
+@sweep(
+    "flags-min-{lo}-max-{hi}-sweep",
+    lo=["none", "scalar", "array"],
+    hi=["none", "scalar", "array"],
+    exclude=[{"lo": "none", "hi": "none"}],
+)
+def clip_flags(ctx, lo, hi):
+    import tensorflow as tf
+
+    x = ctx.rng.uniform(-3, 3, (4, 6)).astype("float32")
+    lows = {"none": None, "scalar": -1.0, "array": ctx.rng.uniform(-2, 0, (6,)).astype("float32")}
+    highs = {"none": None, "scalar": 1.5, "array": ctx.rng.uniform(0, 2, (4, 1)).astype("float32")}
+    a, b = lows[lo], highs[hi]
+    out = ctx.measure(lambda t: tf.experimental.numpy.clip(t, a, b), ctx.put(x))
+    ctx.check_close(out, np.clip(x, a, b), dtype="float32")
+
+
+@sweep("grad2-{dtype}-{mode}-sweep", dtype=GRAD2_FLOATS, mode=MODES)
+def clip_grad2(ctx, dtype, mode):
+    import tensorflow as tf
+    from tfhelp import swept_grad2
+
+    swept_grad2(
+        ctx,
+        lambda t: tf.experimental.numpy.clip(t, -1.0, 1.5) ** 3,
+        lambda x: np.where((x > -1.0) & (x < 1.5), 6 * x, 0.0),
+        dtype,
+        mode,
+    )
+
+
+@sweep("vectorized-map-{mode}-sweep", mode=MODES)
+def clip_vectorized_map(ctx, mode):
+    import tensorflow as tf
+    from tfhelp import swept_vectorized_map
+
+    swept_vectorized_map(
+        ctx,
+        lambda t: tf.experimental.numpy.clip(t, -1.0, 1.5),
+        lambda x: np.clip(x, -1.0, 1.5),
+        "float32",
+        mode,
+    )

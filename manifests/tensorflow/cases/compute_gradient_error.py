@@ -104,3 +104,27 @@ def second(ctx):
         return tf.gradients(x * x * x, x)[0]  # 3 x^2
 
     _error(ctx, dcube, ctx.rng.uniform(0.5, 2.0, size=(5,)), limit=1e-6)
+
+
+# The study's other kind of path here: the full grid of the checker's own flags (delta:
+# 1e-3, 1e-5 x x_init_value: taken from x, given), on a float64 cubic whose Jacobian the
+# numeric one matches to its step. It takes what it is given without checking, so it has no
+# documented error path. New names; the cases above keep their ids.
+@sweep("flags-delta-{delta}-init-{init}-sweep", delta=["1e-3", "1e-5"], init=["from-x", "given"])
+def gradient_error_flags(ctx, delta, init):
+    import tensorflow as tf
+
+    v1 = tf.compat.v1
+    x_value = np.linspace(-1.5, 1.5, 6)
+    with v1_graph(ctx) as graph:
+        x = tf.constant(x_value)
+        y = x**3
+    kw = {"delta": float(delta)}
+    if init == "given":
+        kw["x_init_value"] = x_value * 0.5
+    with v1_session(graph) as sess, sess.as_default(), graph.as_default():
+        err = ctx.measure(lambda: v1.test.compute_gradient_error(x, [6], y, [6], **kw))
+    # Central differences of x**3 err by delta**2 (times 1, the third derivative's sixth
+    # times 6); rounding adds about 1e-16 / delta.
+    limit = 2 * float(delta) ** 2 + 1e-14 / float(delta)
+    ctx.check(err < limit, f"gradient error {err} above {limit:g} with {kw}", "precision")

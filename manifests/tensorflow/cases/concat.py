@@ -1,7 +1,7 @@
 """tf.TensorArray.concat: elements of different lengths joined along axis 0; eager, graph and XLA loops."""
 
 import numpy as np
-from tfhelp import EVERY_DTYPE, MODES, REAL_FLOATS, by_mode
+from tfhelp import EVERY_DTYPE, GRAD2_FLOATS, MODES, REAL_FLOATS, by_mode
 
 from portbench_runner.api import case, sweep
 
@@ -103,3 +103,106 @@ def concat_grad_dtypes(ctx, dtype, mode):
     out = ctx.measure(by_mode(ctx, grad, mode), x, w)
     check_dtype(ctx, out, dtype)
     check_swept(ctx, out, ws[:2] + 2 * ws[2:], scale=2.0)
+
+
+# The study's other kinds of paths for the TensorArray container: the documented errors for
+# bad use (a write of another dtype, an element of another shape, a read past the size, a
+# concat of scalars: exact type and message), index forms around concat (elements written by
+# scatter, written out of order, a gather of chosen elements, split then concat), second
+# derivatives through nested GradientTapes of sum(concat(x)**3) (diag(6x)) in float32 and
+# float64, eager, in a tf.function and under XLA. New names; the cases above keep their ids.
+@sweep("error-{form}", form=["write-dtype", "element-shape", "read-past-size", "concat-scalars"])
+def concat_errors(ctx, form):
+    import tensorflow as tf
+    from tfhelp import check_raises
+
+    def write_dtype():
+        return (
+            tf.TensorArray(tf.float32, size=2, infer_shape=False)
+            .write(0, tf.ones(2, tf.int32))
+            .concat()
+        )
+
+    def element_shape():
+        return tf.TensorArray(tf.float32, size=2, element_shape=(3,)).write(0, tf.ones(4)).concat()
+
+    def read_past_size():
+        return tf.TensorArray(tf.float32, size=2).write(0, tf.ones(2)).write(1, tf.ones(2)).read(5)
+
+    def concat_scalars():
+        return tf.TensorArray(tf.float32, size=2).write(0, 1.0).write(1, 2.0).concat()
+
+    call, exc, pattern = {
+        "write-dtype": (
+            write_dtype,
+            tf.errors.InvalidArgumentError,
+            r"TensorArray dtype is float32 but Op is trying to write dtype int32",
+        ),
+        "element-shape": (
+            element_shape,
+            ValueError,
+            r"Incompatible shape for value \(\(4,\)\), expected \(\(3,\)\)",
+        ),
+        "read-past-size": (
+            read_past_size,
+            tf.errors.OutOfRangeError,
+            r"Tried to read from index 5 but array size is: 2",
+        ),
+        "concat-scalars": (
+            concat_scalars,
+            tf.errors.InvalidArgumentError,
+            r"Concat saw a scalar shape at index 0 but requires at least vectors",
+        ),
+    }[form]
+    check_raises(ctx, call, exc, pattern)
+
+
+@sweep(
+    "index-{form}-{mode}-sweep",
+    form=["scatter", "out-of-order-writes", "gather", "split"],
+    mode=MODES,
+)
+def concat_index_forms(ctx, form, mode):
+    import tensorflow as tf
+
+    rows = np.arange(15, dtype="float32").reshape(5, 3)
+
+    def act(x):
+        if form == "scatter":
+            ta = tf.TensorArray(tf.float32, size=5).scatter([4, 0, 2, 1, 3], x)
+            return ta.concat()
+        if form == "out-of-order-writes":
+            ta = tf.TensorArray(tf.float32, size=5)
+            for i in (3, 0, 4, 1, 2):
+                ta = ta.write(i, x[i])
+            return ta.concat()
+        if form == "gather":
+            return tf.TensorArray(tf.float32, size=5).unstack(x).gather([4, 1, 4])
+        ta = tf.TensorArray(tf.float32, size=3, infer_shape=False).split(
+            tf.reshape(x, (-1,)), [4, 5, 6]
+        )
+        return ta.concat()
+
+    out = ctx.measure(by_mode(ctx, act, mode), ctx.put(rows))
+    expected = {
+        "scatter": rows[[1, 3, 2, 4, 0]].reshape(-1),
+        "out-of-order-writes": rows.reshape(-1),
+        "gather": rows[[4, 1, 4]],
+        "split": rows.reshape(-1),
+    }[form]
+    ctx.check_equal(out, expected)
+
+
+@sweep("grad2-{dtype}-{mode}-sweep", dtype=GRAD2_FLOATS, mode=MODES)
+def concat_hessian(ctx, dtype, mode):
+    import tensorflow as tf
+    from tfhelp import swept_hessian
+
+    def f(t):
+        ta = tf.TensorArray(t.dtype, size=2, infer_shape=False)
+        # Equal parts: XLA splits only into equal lengths (index-split-xla shows the limit).
+        ta = ta.write(0, t[:3]).write(1, t[3:])
+        return tf.reduce_sum(ta.concat() ** 3)
+
+    # The Jacobian's vectorizer has no rule for TensorArray ops in a graph: row by row.
+    swept_hessian(ctx, f, lambda x: np.diag(6 * x), dtype, mode, shape=(6,), pfor=False)

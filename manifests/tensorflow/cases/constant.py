@@ -106,3 +106,71 @@ def constant_lossy(ctx):
     # A Python float does not become an integer constant silently.
     out = ctx.measure(raises(lambda: tf.constant([1.5], dtype=tf.int32), TypeError, ValueError))
     ctx.check(out is not None, "tf.constant([1.5], int32) raised nothing", "type")
+
+
+# The study's other kinds of paths: the documented errors for bad values (a lossy dtype, a
+# shape of another size, a ragged list: exact type and message), and index forms of the
+# tensor it makes (basic slices, negative steps, Ellipsis and tf.newaxis, integer and
+# negative integer indices that drop axes, tensor slice bounds), eager, in a tf.function and
+# under XLA. New names; the cases above keep their ids.
+@sweep("error-{form}", form=["lossy-dtype", "shape-size", "ragged-list"])
+def constant_errors(ctx, form):
+    import tensorflow as tf
+    from tfhelp import check_raises
+
+    call, exc, pattern = {
+        "lossy-dtype": (
+            lambda: tf.constant([1.5], dtype=tf.int32),
+            TypeError,
+            r"Cannot convert \[1\.5\] to EagerTensor of dtype int32",
+        ),
+        "shape-size": (
+            lambda: tf.constant([1, 2, 3], shape=(2,)),
+            TypeError,
+            r"Eager execution of tf\.constant with unsupported shape",
+        ),
+        "ragged-list": (
+            lambda: tf.constant([[1, 2], [3]]),
+            ValueError,
+            r"Can't convert non-rectangular Python sequence to Tensor",
+        ),
+    }[form]
+    check_raises(ctx, call, exc, pattern)
+
+
+CONSTANT_INDEX_FORMS = [
+    "basic-slice",
+    "negative-step",
+    "ellipsis-newaxis",
+    "int-index",
+    "negative-int-index",
+    "tensor-bounds",
+]
+
+
+@sweep("index-{form}-{mode}-sweep", form=CONSTANT_INDEX_FORMS, mode=MODES)
+def constant_index_forms(ctx, form, mode):
+    import tensorflow as tf
+
+    x = np.arange(60, dtype="float32").reshape(3, 4, 5)
+
+    def index(t, lo):
+        return {
+            "basic-slice": lambda: t[1:, 1:3, ::2],
+            "negative-step": lambda: t[::-1, -2:, ::-2],
+            "ellipsis-newaxis": lambda: t[..., tf.newaxis, 1],
+            "int-index": lambda: t[2, :, 3],
+            "negative-int-index": lambda: t[-1, -2],
+            "tensor-bounds": lambda: t[lo : lo + 2, :, lo],
+        }[form]()
+
+    out = ctx.measure(by_mode(ctx, index, mode), tf.constant(x), ctx.put(np.int32(1)))
+    expected = {
+        "basic-slice": x[1:, 1:3, ::2],
+        "negative-step": x[::-1, -2:, ::-2],
+        "ellipsis-newaxis": x[..., None, 1],
+        "int-index": x[2, :, 3],
+        "negative-int-index": x[-1, -2],
+        "tensor-bounds": x[1:3, :, 1],
+    }[form]
+    ctx.check_equal(out, expected)

@@ -2,7 +2,7 @@
 
 import numpy as np
 from convref import conv2d_transpose, conv_nd
-from tfhelp import MODES, REAL_FLOATS, by_mode
+from tfhelp import GRAD2_FLOATS, MODES, REAL_FLOATS, by_mode
 
 from portbench_runner.api import case, sweep
 
@@ -124,3 +124,81 @@ def transpose_grad_dtypes(ctx, dtype, mode):
         (np.abs(conv2d_transpose(np.abs(xs), np.abs(ws), (6, 6), 2, "SAME")) * np.abs(gs)).sum()
     )
     ctx.check(abs(got - value) <= tol * max(scale, 1.0), f"<dw, w> = {got}, <convT, g> = {value}")
+
+
+# The study's other kinds of paths: the documented error for an unknown padding (exact type
+# and message), the full grid of padding x stride (1, 2, 3), the Hessian through nested
+# GradientTapes of sum(conv2d_transpose(x)**2) (2 A^T A) in float32 and float64, and
+# tf.vectorized_map of conv2d_transpose over a batch, eager, in a tf.function and under
+# XLA. New names; the cases above keep their ids.
+@case("error-unknown-padding")
+def transpose_error(ctx):
+    import tensorflow as tf
+    from tfhelp import check_raises
+
+    x = ctx.put(np.ones((1, 4, 4, 2), dtype="float32"))
+    w = ctx.put(np.ones((3, 3, 5, 2), dtype="float32"))
+    check_raises(
+        ctx,
+        lambda: tf.nn.conv2d_transpose(x, w, [1, 8, 8, 5], 2, padding="FULL"),
+        tf.errors.InvalidArgumentError,
+        r"Value for attr 'padding' of \"FULL\" is not in the list of allowed values",
+    )
+
+
+@sweep("flags-{padding}-stride{stride}-sweep", padding=["SAME", "VALID"], stride=[1, 2, 3])
+def transpose_flags(ctx, padding, stride):
+    import tensorflow as tf
+
+    x = ctx.rng.standard_normal((2, 4, 3, 2))
+    w = ctx.rng.standard_normal((3, 3, 4, 2))
+    out_hw = (4 * stride, 3 * stride) if padding == "SAME" else (3 * stride + 3, 2 * stride + 3)
+    shape = [2, *out_hw, 4]
+    out = ctx.measure(
+        lambda a, b: tf.nn.conv2d_transpose(a, b, shape, stride, padding=padding),
+        ctx.put(x),
+        ctx.put(w),
+    )
+    ctx.check_close(out, conv2d_transpose(x, w, out_hw, stride, padding), rtol=1e-10, atol=1e-10)
+
+
+@sweep("grad2-{dtype}-{mode}-sweep", dtype=GRAD2_FLOATS, mode=MODES)
+def transpose_hessian(ctx, dtype, mode):
+    import tensorflow as tf
+    from tfhelp import swept_hessian
+
+    w = np.linspace(-1, 1, 36).reshape(3, 3, 2, 2)
+    a = np.stack(
+        [
+            conv2d_transpose(np.eye(8)[i].reshape(1, 2, 2, 2), w, (5, 5), 2, "VALID").ravel()
+            for i in range(8)
+        ],
+        axis=1,
+    )
+
+    def f(t):
+        y = tf.nn.conv2d_transpose(
+            tf.reshape(t, (1, 2, 2, 2)), tf.constant(w, t.dtype), [1, 5, 5, 2], 2, padding="VALID"
+        )
+        return tf.reduce_sum(y**2)
+
+    swept_hessian(ctx, f, lambda x: 2 * a.T @ a, dtype, mode, shape=(8,), scale=8.0)
+
+
+@sweep("vectorized-map-{mode}-sweep", mode=MODES)
+def transpose_vectorized_map(ctx, mode):
+    import tensorflow as tf
+    from tfhelp import swept_vectorized_map
+
+    w = np.linspace(-1, 1, 36).reshape(3, 3, 2, 2).astype("float32")
+    swept_vectorized_map(
+        ctx,
+        lambda t: tf.nn.conv2d_transpose(t[None], tf.constant(w), [1, 6, 8, 2], 2, padding="SAME")[
+            0
+        ],
+        lambda x: conv2d_transpose(x[None], w.astype("float64"), (6, 8), 2, "SAME")[0],
+        "float32",
+        mode,
+        shape=(3, 3, 4, 2),
+        scale=8.0,
+    )

@@ -2,7 +2,7 @@
 
 import numpy as np
 from convref import conv_nd
-from tfhelp import MODES, REAL_FLOATS, by_mode
+from tfhelp import GRAD2_FLOATS, MODES, REAL_FLOATS, by_mode
 
 from portbench_runner.api import case, sweep
 
@@ -111,3 +111,97 @@ def conv3d_grad_dtypes(ctx, dtype, mode):
                 expected[0, i : i + 2, j : j + 2, k : k + 2] += taps
     tol = SWEEP_TOL[dtype]
     ctx.check_close(out, expected, rtol=tol, atol=tol * np.abs(expected).max())
+
+
+# The study's other kinds of paths: the documented errors for bad arguments (input and
+# filter channels that differ, an unknown padding: exact type and message), the full grid of
+# padding x strides x dilations (TF convolves with dilations only at stride 1), the Hessian
+# through nested GradientTapes of sum(conv3d(x)**2) (2 A^T A, A the convolution's matrix)
+# in float32 and float64, and tf.vectorized_map of conv3d over a batch, eager, in a
+# tf.function and under XLA. New names; the cases above keep their ids.
+@sweep("error-{form}", form=["channels-differ", "unknown-padding"])
+def conv3d_errors(ctx, form):
+    import tensorflow as tf
+    from tfhelp import check_raises
+
+    x = ctx.put(np.ones((1, 4, 4, 4, 2), dtype="float32"))
+    if form == "channels-differ":
+        w = ctx.put(np.ones((2, 2, 2, 3, 1), dtype="float32"))
+        check_raises(
+            ctx,
+            lambda: tf.nn.conv3d(x, w, [1, 1, 1, 1, 1], "VALID"),
+            tf.errors.InvalidArgumentError,
+            r"input and filter must have the same depth",
+        )
+    else:
+        w = ctx.put(np.ones((2, 2, 2, 2, 1), dtype="float32"))
+        check_raises(
+            ctx,
+            lambda: tf.nn.conv3d(x, w, [1, 1, 1, 1, 1], "FULL"),
+            tf.errors.InvalidArgumentError,
+            r"Value for attr 'padding' of \"FULL\" is not in the list of allowed values",
+        )
+
+
+@sweep(
+    "flags-{padding}-stride{stride}-dilation{dilation}-sweep",
+    padding=["SAME", "VALID"],
+    stride=[1, 2],
+    dilation=[1, 2],
+    exclude=[{"stride": 2, "dilation": 2}],
+)
+def conv3d_flags(ctx, padding, stride, dilation):
+    import tensorflow as tf
+
+    # float32: the CPU's float64 Conv3D kernel takes no dilation (a dtype gap the dtype
+    # sweeps, not this grid of flags, are for).
+    x = ctx.rng.standard_normal((1, 6, 5, 7, 2)).astype("float32")
+    w = ctx.rng.standard_normal((2, 3, 2, 2, 3)).astype("float32")
+    s, d = [stride] * 3, [dilation] * 3
+    out = ctx.measure(
+        lambda a, b: tf.nn.conv3d(a, b, [1, *s, 1], padding, dilations=[1, *d, 1]),
+        ctx.put(x),
+        ctx.put(w),
+    )
+    expected = conv_nd(x.astype("float64"), w.astype("float64"), s, padding, d)
+    ctx.check_close(out, expected, rtol=1e-4, atol=1e-4 * np.abs(expected).max())
+
+
+@sweep("grad2-{dtype}-{mode}-sweep", dtype=GRAD2_FLOATS, mode=MODES)
+def conv3d_hessian(ctx, dtype, mode):
+    import tensorflow as tf
+    from tfhelp import swept_hessian
+
+    w = np.linspace(-1, 1, 16).reshape(2, 2, 2, 1, 2)
+    a = np.stack(
+        [
+            conv_nd(np.eye(27)[i].reshape(1, 3, 3, 3, 1), w, [1, 1, 1], "VALID").ravel()
+            for i in range(27)
+        ],
+        axis=1,
+    )
+
+    def f(t):
+        y = tf.nn.conv3d(
+            tf.reshape(t, (1, 3, 3, 3, 1)), tf.constant(w, t.dtype), [1, 1, 1, 1, 1], "VALID"
+        )
+        return tf.reduce_sum(y**2)
+
+    swept_hessian(ctx, f, lambda x: 2 * a.T @ a, dtype, mode, shape=(27,), scale=8.0)
+
+
+@sweep("vectorized-map-{mode}-sweep", mode=MODES)
+def conv3d_vectorized_map(ctx, mode):
+    import tensorflow as tf
+    from tfhelp import swept_vectorized_map
+
+    w = np.linspace(-1, 1, 12).reshape(2, 1, 2, 3, 1).astype("float32")
+    swept_vectorized_map(
+        ctx,
+        lambda t: tf.nn.conv3d(t[None], tf.constant(w), [1, 1, 1, 1, 1], "SAME")[0],
+        lambda x: conv_nd(x[None], w.astype("float64"), [1, 1, 1], "SAME")[0],
+        "float32",
+        mode,
+        shape=(3, 4, 3, 5, 3),
+        scale=8.0,
+    )

@@ -114,3 +114,32 @@ def convert_tensor_mismatch(ctx):
         raises(lambda: tf.convert_to_tensor(t, dtype=tf.int64), ValueError, TypeError)
     )
     ctx.check(out is not None, "an int32 tensor converted to int64 silently", "type")
+
+
+# The study's other kind of path here: the documented errors for values it cannot convert
+# (a lossy dtype, a tensor of another dtype, an arbitrary object: exact type and message).
+# New names; the cases above keep their ids.
+@sweep("error-{form}", form=["lossy-dtype", "tensor-other-dtype", "object"])
+def convert_errors(ctx, form):
+    import tensorflow as tf
+    from tfhelp import check_raises
+
+    t = ctx.put(np.ones(2, dtype="int32"))
+    call, exc, pattern = {
+        "lossy-dtype": (
+            lambda: tf.convert_to_tensor([1.5, 2.5], dtype=tf.int32),
+            TypeError,
+            r"Cannot convert \[1\.5, 2\.5\] to EagerTensor of dtype int32",
+        ),
+        "tensor-other-dtype": (
+            lambda: tf.convert_to_tensor(t, dtype=tf.int64),
+            ValueError,
+            r"Tensor conversion requested dtype int64 for Tensor with dtype int32",
+        ),
+        "object": (
+            lambda: tf.convert_to_tensor(object()),
+            ValueError,
+            r"Attempt to convert a value .* with an unsupported type",
+        ),
+    }[form]
+    check_raises(ctx, call, exc, pattern)

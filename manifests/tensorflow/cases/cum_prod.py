@@ -4,7 +4,7 @@ The study's test timed NumPy's cumprod; these cases time TensorFlow's.
 """
 
 import numpy as np
-from tfhelp import MODES, by_mode
+from tfhelp import GRAD2_FLOATS, MODES, by_mode
 
 from portbench_runner.api import case, sweep
 
@@ -88,3 +88,91 @@ def cumprod_dtypes(ctx, dtype, mode):
     x, exact = placed(ctx, draw(ctx, (8, 6), dtype, lo, hi), dtype)
     out = ctx.measure(by_mode(ctx, lambda t: tf.experimental.numpy.cumprod(t, axis=1), mode), x)
     check_swept(ctx, out, np.cumprod(exact, axis=1), scale=6.0)
+
+
+def _cumprod_hessian(x):
+    """The Hessian of sum(cumprod(x)) for a vector: d2/dxi dxj of sum_k prod_{m<=k} x_m is the
+    sum over k >= max(i, j) of the product without x_i and x_j (i != j), 0 on the diagonal."""
+    n = x.size
+    h = np.zeros((n, n))
+    for i in range(n):
+        for j in range(n):
+            if i != j:
+                for k in range(max(i, j), n):
+                    h[i, j] += np.prod(np.delete(x[: k + 1], [i, j]))
+    return h
+
+
+# The study's other kinds of paths: the documented error for an axis out of range (exact
+# type and message), the full grid of cumprod's flags (axis x dtype), the Hessian through
+# nested GradientTapes of sum(cumprod(x)) in float32 and float64, and tf.vectorized_map of a
+# cumprod, eager, in a tf.function and under XLA. New names; the cases above keep their ids.
+@case("error-axis-out-of-range")
+def cumprod_error(ctx):
+    import tensorflow as tf
+    from tfhelp import check_raises
+
+    x = ctx.put(np.ones((3, 4), dtype="float32"))
+    check_raises(
+        ctx,
+        lambda: tf.experimental.numpy.cumprod(x, axis=2),
+        tf.errors.InvalidArgumentError,
+        r"Expected scan axis in the range \[-2, 2\)",
+    )
+
+
+@sweep(
+    "flags-axis-{axis}-dtype-{dtype}-sweep",
+    axis=["flat", "0", "1", "-1"],
+    dtype=["same", "float64"],
+)
+def cumprod_flags(ctx, axis, dtype):
+    import tensorflow as tf
+
+    x = ctx.rng.uniform(0.5, 1.5, (4, 5)).astype("float32")
+    ax = None if axis == "flat" else int(axis)
+    kw = {} if dtype == "same" else {"dtype": tf.float64}
+    out = ctx.measure(lambda t: tf.experimental.numpy.cumprod(t, axis=ax, **kw), ctx.put(x))
+    want = "float32" if dtype == "same" else "float64"
+    ctx.check(out.dtype.name == want, f"dtype {out.dtype.name}, not {want}", "type")
+    ctx.check_close(
+        out,
+        np.cumprod(x.astype("float64"), axis=ax),
+        dtype=want,
+        rtol=1e-5 if want == "float32" else 1e-12,
+    )
+
+
+@sweep("grad2-{dtype}-{mode}-sweep", dtype=GRAD2_FLOATS, mode=MODES)
+def cumprod_hessian(ctx, dtype, mode):
+    import tensorflow as tf
+    from tfhelp import swept_hessian
+
+    swept_hessian(
+        ctx,
+        lambda t: tf.reduce_sum(tf.experimental.numpy.cumprod(t)),
+        _cumprod_hessian,
+        dtype,
+        mode,
+        shape=(6,),
+        lo=0.5,
+        hi=1.5,
+        scale=4.0,
+    )
+
+
+@sweep("vectorized-map-{mode}-sweep", mode=MODES)
+def cumprod_vectorized_map(ctx, mode):
+    import tensorflow as tf
+    from tfhelp import swept_vectorized_map
+
+    swept_vectorized_map(
+        ctx,
+        lambda t: tf.experimental.numpy.cumprod(t, axis=-1),
+        lambda x: np.cumprod(x, axis=-1),
+        "float32",
+        mode,
+        lo=0.5,
+        hi=1.5,
+        scale=4.0,
+    )

@@ -134,3 +134,57 @@ def as_string_shapes(ctx):
     )
     ctx.check(tuple(out[0].shape) == (0, 2), f"empty gave shape {tuple(out[0].shape)}", "other")
     ctx.check(ctx.to_numpy(out[1]) == b"0.5", f"scalar gave {ctx.to_numpy(out[1])}", "other")
+
+
+# The study's other kinds of paths: the documented errors for bad format options (precision
+# for integers, scientific with shortest, a fill of two characters: exact type and message),
+# and the full grid of as_string's float format flags (precision x notation: plain,
+# scientific, shortest x width and fill: none, 12 with spaces, 12 with zeros) against
+# printf's own formats. New names; the cases above keep their ids.
+@sweep("error-{form}", form=["precision-for-integers", "scientific-and-shortest", "long-fill"])
+def as_string_errors(ctx, form):
+    import tensorflow as tf
+    from tfhelp import check_raises
+
+    call, pattern = {
+        "precision-for-integers": (
+            lambda: tf.strings.as_string(tf.constant([1]), precision=2),
+            r"precision not supported for datatype int32",
+        ),
+        "scientific-and-shortest": (
+            lambda: tf.strings.as_string(tf.constant([1.0]), scientific=True, shortest=True),
+            r"Cannot select both scientific and shortest notation",
+        ),
+        "long-fill": (
+            lambda: tf.strings.as_string(tf.constant([1]), width=3, fill="ab"),
+            r"Fill string must be one or fewer characters",
+        ),
+    }[form]
+    check_raises(ctx, call, tf.errors.InvalidArgumentError, pattern)
+
+
+@sweep(
+    "flags-precision{precision}-{notation}-width-{width}-sweep",
+    precision=[-1, 3],
+    notation=["plain", "scientific", "shortest"],
+    width=["none", "12-spaces", "12-zeros"],
+)
+def as_string_flags(ctx, precision, notation, width):
+    import tensorflow as tf
+
+    x = np.array([3.14159265, -2.5, 1234.5678, 0.000123], dtype="float64")
+    kw = {
+        "precision": precision,
+        "scientific": notation == "scientific",
+        "shortest": notation == "shortest",
+    }
+    if width != "none":
+        kw.update(width=12, fill="0" if width == "12-zeros" else " ")
+    out = ctx.measure(lambda t: tf.strings.as_string(t, **kw), ctx.put(x))
+    # The printf format as_string builds: %[fill][width][.precision](f|e|g).
+    spec = "%" + ("0" if width == "12-zeros" else "") + ("12" if width != "none" else "")
+    spec += f".{precision}" if precision >= 0 else ""
+    spec += {"plain": "f", "scientific": "e", "shortest": "g"}[notation]
+    expected = [spec % v for v in x]
+    got = _decoded(ctx, out)
+    ctx.check(got == expected, f"{kw}: gave {got}, expected {expected}", "other")

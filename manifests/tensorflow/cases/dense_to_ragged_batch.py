@@ -76,3 +76,62 @@ def dtypes(ctx, dtype, splits):
     if dtype == "string":
         want = np.array([str(v).encode() for v in want], dtype=object)
     ctx.check_equal(flat.astype(want.dtype) if dtype != "string" else flat, want)
+
+
+# The study's other kinds of paths: the documented errors for bad arguments (a zero batch
+# size, float row splits: exact type and message), index forms of the RaggedTensor batches
+# it makes (a row, a negative row, a slice of rows, a reversed row, an item of a row), and
+# checkpoint and restore of an iterator over ragged batches (the restore resumes at the
+# saved position). New names; the cases above keep their ids.
+@sweep("error-{form}", form=["zero-batch", "float-row-splits"])
+def dense_to_ragged_batch_errors(ctx, form):
+    import tensorflow as tf
+    from tfhelp import check_raises
+
+    op = ctx.require(NAME)
+    if form == "zero-batch":
+        check_raises(
+            ctx,
+            lambda: list(_dataset([1, 2, 3]).apply(op(0))),
+            tf.errors.InvalidArgumentError,
+            r"Batch size must be greater than zero",
+        )
+    else:
+        check_raises(
+            ctx,
+            lambda: list(_dataset([1, 2, 3]).apply(op(2, row_splits_dtype=tf.float32))),
+            tf.errors.InvalidArgumentError,
+            r"Value for attr 'Tsplits' of float is not in the list of allowed values",
+        )
+
+
+@sweep("index-{form}-sweep", form=["row", "negative-row", "row-slice", "reversed-row", "row-item"])
+def dense_to_ragged_batch_index(ctx, form):
+    op = ctx.require(NAME)
+    lengths = [3, 1, 4, 2, 5]
+    batch = next(iter(_dataset(lengths).apply(op(5))))
+    rows = [list(range(n)) for n in lengths]
+    pick = {
+        "row": (lambda rt: rt[2], rows[2]),
+        "negative-row": (lambda rt: rt[-1], rows[-1]),
+        "row-slice": (lambda rt: rt[1:4], rows[1:4]),
+        "reversed-row": (lambda rt: rt[3][::-1], rows[3][::-1]),
+        "row-item": (lambda rt: rt[4][2], rows[4][2]),
+    }
+    index, expected = pick[form]
+    out = ctx.measure(index, batch)
+    got = out.to_list() if hasattr(out, "to_list") else np.asarray(out).tolist()
+    ctx.check(got == expected, f"{form} gave {got}, expected {expected}", "other")
+
+
+@case("checkpoint-iterator")
+def dense_to_ragged_batch_checkpoint(ctx):
+    from tfhelp import check_elements, iterator_checkpoint
+
+    op = ctx.require(NAME)
+    ds = _dataset([1, 3, 0, 2, 5, 4, 2, 1, 3]).apply(op(2)).map(lambda rt: rt.to_tensor(-1))
+    fresh = [np.asarray(b) for b in ds]
+    before, uninterrupted, restored = iterator_checkpoint(ctx, ds, consumed=2)
+    ctx.check(len(fresh) == 5, f"{len(fresh)} batches, expected 5", "other")
+    check_elements(ctx, before + uninterrupted, fresh, "the saved run")
+    check_elements(ctx, restored, fresh[2:], "after the restore")

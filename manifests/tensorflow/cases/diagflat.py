@@ -1,7 +1,7 @@
 """tf.experimental.numpy.diagflat: vectors, flattened matrices, offsets k, dtypes, graph/XLA."""
 
 import numpy as np
-from tfhelp import COMPLEXES, EVERY_DTYPE, MODES, REAL_FLOATS, by_mode
+from tfhelp import COMPLEXES, EVERY_DTYPE, GRAD2_FLOATS, MODES, REAL_FLOATS, by_mode
 
 from portbench_runner.api import case, sweep
 
@@ -72,3 +72,49 @@ def diagflat_scalar(ctx):
     out = ctx.measure(tf.experimental.numpy.diagflat, ctx.put(np.float32(2.5)), k=1)
     # The reference from a 1-element vector: NumPy < 1.25 returns a scalar 0 for a scalar.
     ctx.check_equal(out, np.diagflat(np.array([2.5], dtype="float32"), k=1))
+
+
+# The study's other kinds of paths: the documented error for a string input (exact type and
+# message), the Hessian through nested GradientTapes of sum(diagflat(x)**3) (diagflat
+# places each element once: diag(6x)) in float32 and float64, and tf.vectorized_map of
+# diagflat, eager, in a tf.function and under XLA. New names; the cases above keep their
+# ids.
+@case("error-string-input")
+def diagflat_error(ctx):
+    import tensorflow as tf
+    from tfhelp import check_raises
+
+    s = tf.constant(["a", "b"])
+    check_raises(
+        ctx, lambda: tf.experimental.numpy.diagflat(s), TypeError, r"to EagerTensor of dtype string"
+    )
+
+
+@sweep("grad2-{dtype}-{mode}-sweep", dtype=GRAD2_FLOATS, mode=MODES)
+def diagflat_hessian(ctx, dtype, mode):
+    import tensorflow as tf
+    from tfhelp import swept_hessian
+
+    swept_hessian(
+        ctx,
+        lambda t: tf.reduce_sum(tf.experimental.numpy.diagflat(t, 1) ** 3),
+        lambda x: np.diag(6 * x),
+        dtype,
+        mode,
+        shape=(5,),
+    )
+
+
+@sweep("vectorized-map-{mode}-sweep", mode=MODES)
+def diagflat_vectorized_map(ctx, mode):
+    import tensorflow as tf
+    from tfhelp import swept_vectorized_map
+
+    swept_vectorized_map(
+        ctx,
+        lambda t: tf.experimental.numpy.diagflat(t, -1),
+        lambda x: np.diagflat(x, -1),
+        "float32",
+        mode,
+        shape=(4, 6),
+    )

@@ -105,3 +105,35 @@ def draw_none(ctx):
         ctx.put(np.array(COLORS, "float32")),
     )
     ctx.check_equal(out, images)
+
+
+# The study's other kind of path here: the documented errors for bad arguments (images not
+# of rank 4, boxes of three coordinates, a channel depth of 2: exact type and message). New
+# names; the cases above keep their ids.
+@sweep("error-{form}", form=["images-rank-3", "three-coordinates", "two-channels"])
+def draw_errors(ctx, form):
+    import tensorflow as tf
+    from tfhelp import check_raises
+
+    shape, boxes, pattern = {
+        "images-rank-3": ((4, 4, 3), (1, 1, 4), r"The rank of the images should be 4"),
+        "three-coordinates": (
+            (1, 4, 4, 3),
+            (1, 1, 3),
+            r"The size of the third dimension of the box must be 4",
+        ),
+        "two-channels": (
+            (1, 4, 4, 2),
+            (1, 1, 4),
+            r"Channel depth should be either 1 \(GRY\), 3 \(RGB\), or 4 \(RGBA\)",
+        ),
+    }[form]
+    images = ctx.put(np.ones(shape, dtype="float32"))
+    b = ctx.put(np.full(boxes, 0.5, dtype="float32"))
+    colors = ctx.put(np.ones((1, 4), dtype="float32"))
+    check_raises(
+        ctx,
+        lambda: tf.image.draw_bounding_boxes(images, b, colors),
+        tf.errors.InvalidArgumentError,
+        pattern,
+    )

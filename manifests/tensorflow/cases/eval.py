@@ -86,3 +86,30 @@ def eval_dtypes(ctx, dtype, form):
         "type",
     )
     ctx.check_equal(got.astype(x.dtype), x[:, ::-1])
+
+
+# The study's other kind of path here: the documented errors (eval of an eager tensor, eval
+# with no default session: exact type and message). New names; the cases above keep their
+# ids.
+@sweep("error-{form}", form=["eager-tensor", "no-default-session"])
+def eval_errors(ctx, form):
+    import tensorflow as tf
+    from tfhelp import check_raises
+
+    if form == "eager-tensor":
+        t = tf.constant(1.0)
+        check_raises(
+            ctx,
+            t.eval,
+            NotImplementedError,
+            r"eval is not supported when eager execution is enabled",
+        )
+    else:
+        with v1_graph(ctx):
+            t = tf.constant(1.0)
+        check_raises(
+            ctx,
+            t.eval,
+            ValueError,
+            r"Cannot evaluate tensor using `eval\(\)`: No default session is registered",
+        )

@@ -105,3 +105,101 @@ def ema_dtypes(ctx, dtype, mode):
     check_dtype(ctx, out, dtype)
     expected = first_exact - (first_exact - second_exact) * (1 - decay)
     check_swept(ctx, out, expected, scale=2.0)
+
+
+# The study's other kinds of paths: the documented error for an integer variable (exact
+# type and message), the full grid of zero_debias x num_updates (each against the update
+# rule), and checkpoint and restore of the shadow variables (saved with Saver, restored
+# into the variables through variables_to_restore). New names; the cases above keep their
+# ids.
+@case("error-integer-variable")
+def ema_error(ctx):
+    import tensorflow as tf
+    from tfhelp import check_raises
+
+    v = tf.Variable([1, 2])
+    check_raises(
+        ctx,
+        lambda: tf.train.ExponentialMovingAverage(0.9).apply([v]),
+        TypeError,
+        r"The variables must be half, float, or double",
+    )
+
+
+@sweep(
+    "flags-{debias}-{updates}-sweep",
+    debias=["zero-debias", "biased"],
+    updates=["num-updates", "fixed-decay"],
+)
+def ema_flags(ctx, debias, updates):
+    import tensorflow as tf
+    from tfhelp import v1_graph, v1_session
+
+    v1 = tf.compat.v1
+    decay, values = 0.9, [1.0, 3.0, -2.0]
+    with v1_graph(ctx) as graph:
+        value = v1.placeholder(tf.float32, ())
+        # A tensor, not a Variable: zero_debias applies only to averages of tensors (a
+        # Variable's average starts at its value and needs no debiasing).
+        tensor = tf.identity(value)
+        step = v1.Variable(0, dtype=tf.int64, trainable=False) if updates == "num-updates" else None
+        ema = tf.train.ExponentialMovingAverage(
+            decay, num_updates=step, zero_debias=debias == "zero-debias"
+        )
+        update = ema.apply([tensor])
+        bump = step.assign_add(1) if step is not None else tf.no_op()
+        average = ema.average(tensor)
+        init = v1.global_variables_initializer()
+    with v1_session(graph) as sess:
+        sess.run(init)
+        for v in values[:-1]:
+            sess.run(update, {value: v})
+            sess.run(bump)
+        ctx.measure(sess.run, update, {value: values[-1]}, warm=False)
+        out = sess.run(average)
+    # The reference: the shadow of a tensor starts at 0 and moves by (1 - d) toward each
+    # value; with zero_debias a biased copy (from 0) moves so, and the shadow is that copy
+    # over 1 - d**t at step t. num_updates n caps d at (1 + n) / (10 + n).
+    shadow, biased = 0.0, 0.0
+    for n, v in enumerate(values):
+        d = min(decay, (1 + n) / (10 + n)) if updates == "num-updates" else decay
+        d = float(np.float32(d))
+        if debias == "zero-debias":
+            biased = d * biased + (1 - d) * v
+            shadow = biased / (1 - d ** (n + 1))
+        else:
+            shadow = d * shadow + (1 - d) * v
+    ctx.check_close(out, shadow, rtol=1e-5, atol=1e-6)
+
+
+@case("checkpoint-shadow-restore")
+def ema_checkpoint(ctx):
+    import os
+    import tempfile
+
+    import tensorflow as tf
+    from tfhelp import v1_graph, v1_session
+
+    v1 = tf.compat.v1
+    with v1_graph(ctx) as graph:
+        var = v1.Variable(0.0, name="weight")
+        ema = tf.train.ExponentialMovingAverage(0.5)
+        update = ema.apply([var])
+        assign = var.assign(4.0)
+        init = v1.global_variables_initializer()
+        saver = v1.train.Saver()
+    with v1_session(graph) as sess, tempfile.TemporaryDirectory() as folder:
+        sess.run(init)
+        sess.run(assign)
+        sess.run(update)  # shadow = 0.5 * 0 + 0.5 * 4 = 2
+        path = saver.save(sess, os.path.join(folder, "model"))
+        shadow = sess.run(ema.average(var))
+        with v1_graph(ctx) as fresh:
+            restored = v1.Variable(0.0, name="weight")
+            loader = v1.train.Saver(tf.train.ExponentialMovingAverage(0.5).variables_to_restore())
+        with v1_session(fresh) as other:
+            out = ctx.measure(
+                lambda: (loader.restore(other, path), other.run(restored))[1], warm=False
+            )
+    ctx.check_close(shadow, 2.0, rtol=1e-6, atol=1e-6, what="the shadow")
+    ctx.check_close(out, 2.0, rtol=1e-6, atol=1e-6, what="the variable restored from its shadow")

@@ -56,3 +56,32 @@ def fill_dtypes(ctx, dtype, mode):
     out = ctx.measure(by_mode(ctx, lambda v: tf.fill((6, 4), v), mode), ctx.put(value, dtype=dtype))
     ctx.check(out.dtype.name == dtype, f"dtype {out.dtype.name}, not {dtype}", "type")
     ctx.check_equal(out, np.full((6, 4), value))
+
+
+# The study's other kinds of paths: the documented errors for bad arguments (a negative
+# dimension, dims that are not a vector, a value that is not a scalar: exact type and
+# message), and tf.vectorized_map of fill with a per-row value, eager, in a tf.function and
+# under XLA. New names; the cases above keep their ids.
+@sweep("error-{form}", form=["negative-dimension", "dims-not-vector", "value-not-scalar"])
+def fill_errors(ctx, form):
+    import tensorflow as tf
+    from tfhelp import check_raises
+
+    dims, value, pattern = {
+        "negative-dimension": ([-1, 2], 1.0, r"Dimension -1 must be >= 0"),
+        "dims-not-vector": ([[2]], 1.0, r"dims must represent a vector, got shape \[1,1\]"),
+        "value-not-scalar": ([2], [1.0, 2.0], r"value must represent a scalar, got shape \[2\]"),
+    }[form]
+    check_raises(ctx, lambda: tf.fill(dims, value), tf.errors.InvalidArgumentError, pattern)
+
+
+@sweep("vectorized-map-{mode}-sweep", mode=MODES)
+def fill_vectorized_map(ctx, mode):
+    import tensorflow as tf
+
+    values = ctx.rng.uniform(-3, 3, 6).astype("float32")
+    out = ctx.measure(
+        by_mode(ctx, lambda t: tf.vectorized_map(lambda v: tf.fill([2, 3], v), t), mode),
+        ctx.put(values),
+    )
+    ctx.check_equal(out, np.broadcast_to(values[:, None, None], (6, 2, 3)))

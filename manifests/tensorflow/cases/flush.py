@@ -159,3 +159,18 @@ def two_writers(ctx):
             first_now, second_now = _tags_on_disk(first), _tags_on_disk(second)
     ctx.check("a" not in first_now, "flushing w2 flushed w1", "other")
     ctx.check(second_now.get("b") == 2.0, "w2 was not flushed", "other")
+
+
+# The study's other kind of path here: the documented error for an argument that is no
+# writer (exact type and message). New name; the cases above keep their ids.
+@case("error-not-a-writer")
+def flush_error(ctx):
+    import tensorflow as tf
+    from tfhelp import check_raises
+
+    check_raises(
+        ctx,
+        lambda: tf.summary.flush(writer="notawriter"),
+        ValueError,
+        r"Invalid argument to flush\(\): 'notawriter'",
+    )

@@ -80,3 +80,38 @@ def empty(ctx):
     from_list = ctx.require(NAME)
     out = ctx.measure(raises(lambda: from_list([]), ValueError))
     ctx.check(out == "ValueError", f"an empty list raised {out}", "other")
+
+
+# The study's other kinds of paths: the documented errors for bad lists (empty, elements of
+# different structures: exact type and message), and checkpoint and restore of an iterator
+# (tf.train.Checkpoint saves it mid-way; after two more reads the restore resumes at the
+# saved position) over scalars, tuples and dicts. New names; the cases above keep their ids.
+@sweep("error-{form}", form=["empty-list", "mixed-structures"])
+def from_list_errors(ctx, form):
+    from tfhelp import check_raises
+
+    from_list = ctx.require(NAME)
+    if form == "empty-list":
+        check_raises(ctx, lambda: from_list([]), ValueError, r"`elements` should not be empty")
+    else:
+        check_raises(
+            ctx, lambda: from_list([1, (2, 3)]), ValueError, r"don't have the same nested structure"
+        )
+
+
+@sweep("checkpoint-{form}-sweep", form=["scalars", "tuples", "dicts"])
+def from_list_checkpoint(ctx, form):
+    import tensorflow as tf
+    from tfhelp import check_elements, iterator_checkpoint
+
+    from_list = ctx.require(NAME)
+    items = {
+        "scalars": list(range(10)),
+        "tuples": [(np.array([i, -i], dtype="float32"), f"s{i}") for i in range(10)],
+        "dicts": [{"a": i, "b": [float(i), 2.0 * i]} for i in range(10)],
+    }[form]
+    ds = from_list(items)
+    fresh = [tf.nest.map_structure(np.asarray, e) for e in ds]
+    before, uninterrupted, restored = iterator_checkpoint(ctx, ds, consumed=4)
+    check_elements(ctx, before + uninterrupted, fresh, "the saved run")
+    check_elements(ctx, restored, fresh[4:], "after the restore")

@@ -1,7 +1,7 @@
 """tf.random.gamma: sample moments against alpha/beta, shapes, dtypes, seeds, reparameterized gradient."""
 
 import numpy as np
-from tfhelp import EAGER_GRAPH
+from tfhelp import EAGER_GRAPH, MODES
 
 from portbench_runner.api import case, sweep
 
@@ -128,3 +128,91 @@ def gamma_empty(ctx):
 
     out = ctx.measure(tf.random.gamma, [0], ctx.put(np.array([1.0, 2.0], "float32")), seed=1)
     ctx.check(tuple(out.shape) == (0, 2), f"shape {tuple(out.shape)}", "other")
+
+
+# Golden values: tf.random.stateless_gamma([4, 2], seed=[7, 11], alpha=[0.5, 3.0],
+# beta=[1.0, 2.0]) in float32 and float64, recorded by running TensorFlow itself on the CPU
+# at 2.11.0 (paper) and again at 2.20.0 (current): the same numbers, eager and in a
+# tf.function (XLA has no kernel for the stateless gamma op in either release: a finding its
+# xla cases show). TensorFlow promises stateless streams consistent between runs, and
+# between CPU and GPU, within a release; not across releases, nor on TPUs. Rows are (first
+# release, values); a release that changes the stream fails the case and gets a new row.
+GOLDEN_STATELESS_GAMMA = {
+    "float32": (
+        (
+            "2.11",
+            [
+                [0.12291134148836136, 0.733953058719635],
+                [0.6412787437438965, 0.5515519976615906],
+                [1.7718313932418823, 0.9377873539924622],
+                [0.21873266994953156, 2.460259437561035],
+            ],
+        ),
+    ),
+    "float64": (
+        (
+            "2.11",
+            [
+                [0.12291134419468544, 0.7339530546107027],
+                [0.6412787276579851, 0.5515519916141136],
+                [1.7718313379227755, 0.9377873834748118],
+                [0.2187326727053427, 2.4602594710664563],
+            ],
+        ),
+    ),
+}
+
+
+# The study's other kinds of paths: golden values of the stateless sampler (above; a few
+# ulps allowed, for devices' own log and exp), and the documented errors for bad arguments
+# (an integer dtype, a negative sample shape, a stateless seed of three words: exact type
+# and message). New names; the cases above keep their ids.
+@sweep("golden-stateless-{dtype}-{mode}-sweep", dtype=["float32", "float64"], mode=MODES)
+def gamma_golden(ctx, dtype, mode):
+    import tensorflow as tf
+    from tfhelp import by_mode, check_golden
+
+    if ctx.flavor == "tpu":
+        ctx.skip("TensorFlow promises stateless streams on CPUs and GPUs only")
+    alpha = ctx.put(np.array([0.5, 3.0], dtype=dtype))
+    beta = ctx.put(np.array([1.0, 2.0], dtype=dtype))
+    fn = by_mode(
+        ctx,
+        lambda a, b: tf.random.stateless_gamma(
+            [4, 2], seed=[7, 11], alpha=a, beta=b, dtype=getattr(tf, dtype)
+        ),
+        mode,
+    )
+    out = ctx.measure(fn, alpha, beta)
+    check_golden(
+        ctx,
+        out,
+        GOLDEN_STATELESS_GAMMA[dtype],
+        what="stateless_gamma",
+        rtol=1e-6 if dtype == "float32" else 1e-14,
+    )
+
+
+@sweep("error-{form}", form=["integer-dtype", "negative-shape", "three-word-seed"])
+def gamma_errors(ctx, form):
+    import tensorflow as tf
+    from tfhelp import check_raises
+
+    call, exc, pattern = {
+        "integer-dtype": (
+            lambda: tf.random.gamma([2], 1.0, dtype=tf.int32),
+            TypeError,
+            r"Cannot convert 1\.0 to EagerTensor of dtype int32",
+        ),
+        "negative-shape": (
+            lambda: tf.random.gamma([-1], 1.0),
+            tf.errors.InvalidArgumentError,
+            r"Dimension -1 must be >= 0",
+        ),
+        "three-word-seed": (
+            lambda: tf.random.stateless_gamma([2], seed=[1, 2, 3], alpha=1.0),
+            tf.errors.InvalidArgumentError,
+            r"seed must have shape \[2\], not \[3\]",
+        ),
+    }[form]
+    check_raises(ctx, call, exc, pattern)

@@ -140,3 +140,56 @@ def ref(ctx):
     ctx.check(
         out == ["added-through-the-ref"], f"get_collection after a ref append: {out}", "other"
     )
+
+
+# The study's other kind of path here: the full grid of its two arguments, key (global
+# variables, trainable variables, a custom key) x scope (none, a name prefix, a regular
+# expression, one that matches nothing: scope is matched with re.match against each item's
+# name). get_collection takes any key (an unknown one is an empty list), so it has no
+# documented error path. New names; the cases above keep their ids.
+@sweep(
+    "flags-{key}-scope-{scope}-sweep",
+    key=["global-variables", "trainable-variables", "custom"],
+    scope=["none", "prefix", "regex", "no-match"],
+)
+def collection_flags(ctx, key, scope):
+    import tensorflow as tf
+
+    v1 = tf.compat.v1
+    with v1_graph(ctx):
+        made = {}
+        for block in ("enc", "dec", "head"):
+            with v1.variable_scope(block):
+                made[f"{block}/w"] = v1.get_variable("w", [1])
+                made[f"{block}/frozen"] = v1.get_variable("frozen", [1], trainable=False)
+                t = tf.constant(0.0, name="act")
+                v1.add_to_collection("portbench-acts", t)
+                made[f"{block}/act"] = t
+        graph_key = {
+            "global-variables": v1.GraphKeys.GLOBAL_VARIABLES,
+            "trainable-variables": v1.GraphKeys.TRAINABLE_VARIABLES,
+            "custom": "portbench-acts",
+        }[key]
+        pattern = {"none": None, "prefix": "dec", "regex": "(enc|head)/", "no-match": "nothing"}[
+            scope
+        ]
+        out = ctx.measure(boxed(v1.get_collection), graph_key, scope=pattern).value
+    kinds = {
+        "global-variables": ("w", "frozen"),
+        "trainable-variables": ("w",),
+        "custom": ("act",),
+    }[key]
+    blocks = {
+        "none": ("enc", "dec", "head"),
+        "prefix": ("dec",),
+        "regex": ("enc", "head"),
+        "no-match": (),
+    }[scope]
+    expected = [made[f"{b}/{k}"] for b in ("enc", "dec", "head") for k in kinds if b in blocks]
+    got_names = sorted(t.name for t in out)
+    want_names = sorted(t.name for t in expected)
+    ctx.check(
+        got_names == want_names,
+        f"key {key}, scope {pattern!r}: {got_names}, expected {want_names}",
+        "other",
+    )

@@ -109,3 +109,57 @@ def float_step(ctx):
         )
         out = ctx.measure(raises(v1.train.get_global_step, TypeError))
     ctx.check(out == "TypeError", f"a float32 global step raised {out}", "type")
+
+
+# The study's other kinds of paths: the documented error for a global step of a float dtype
+# (exact type and message), and checkpoint and restore of the step (saved with Saver after
+# training steps; in a fresh session the restored step is what get_global_step reads). New
+# names; the cases above keep their ids.
+@case("error-float-step")
+def global_step_error(ctx):
+    import tensorflow as tf
+    from tfhelp import check_raises
+
+    v1 = tf.compat.v1
+
+    def lookup():
+        with v1_graph(ctx):
+            v1.Variable(
+                1.0,
+                name="global_step",
+                collections=[v1.GraphKeys.GLOBAL_VARIABLES, v1.GraphKeys.GLOBAL_STEP],
+            )
+            return v1.train.get_global_step()
+
+    check_raises(ctx, lookup, TypeError, r"Existing \"global_step\" does not have integer type")
+
+
+@case("checkpoint-restored-step")
+def global_step_checkpoint(ctx):
+    import os
+    import tempfile
+
+    import tensorflow as tf
+    from tfhelp import v1_session
+
+    v1 = tf.compat.v1
+    with v1_graph(ctx) as graph:
+        step = v1.train.create_global_step()
+        bump = step.assign_add(1)
+        init = v1.global_variables_initializer()
+        saver = v1.train.Saver()
+    with v1_session(graph) as sess, tempfile.TemporaryDirectory() as folder:
+        sess.run(init)
+        for _ in range(5):
+            sess.run(bump)
+        path = saver.save(sess, os.path.join(folder, "model"))
+        sess.run(init)
+
+        def restore_and_read():
+            saver.restore(sess, path)
+            with graph.as_default():
+                found = v1.train.get_global_step()
+            return sess.run(found)
+
+        out = ctx.measure(restore_and_read, warm=False)
+    ctx.check_equal(out, np.int64(5))

@@ -67,3 +67,21 @@ def zero(ctx):
     context = tf.distribute.InputContext(num_replicas_in_sync=4)
     out = ctx.measure(context.get_per_replica_batch_size, 0)
     ctx.check(out == 0, f"0 over 4 replicas gave {out}", "other")
+
+
+# The study's other kind of path here: the documented error for a global batch the replicas
+# do not divide (exact type and message). New name; the cases above keep their ids.
+@case("error-indivisible")
+def per_replica_error(ctx):
+    import tensorflow as tf
+    from tfhelp import check_raises
+
+    context = tf.distribute.InputContext(
+        num_input_pipelines=1, input_pipeline_id=0, num_replicas_in_sync=3
+    )
+    check_raises(
+        ctx,
+        lambda: context.get_per_replica_batch_size(10),
+        ValueError,
+        r"The `global_batch_size` 10 is not divisible by `num_replicas_in_sync` 3",
+    )

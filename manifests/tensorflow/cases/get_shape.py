@@ -76,3 +76,73 @@ def shape_composite(ctx):
     st = tf.sparse.SparseTensor([[0, 1]], [1.0], [3, 4])
     out = ctx.measure(lambda: (rt.get_shape().as_list(), st.get_shape().as_list()))
     ctx.check(out == ([3, None], [3, 4]), f"ragged/sparse static shapes {out}", "other")
+
+
+# The study's other kinds of paths for the TensorShape container get_shape returns: the
+# documented errors (an index past the rank, as_list of an unknown rank, merging shapes
+# that differ: exact type and message), and its index forms (an item, a negative item, a
+# slice, a reversed slice: a TensorShape again) for a known shape and one with an unknown
+# dimension in a tf.function. New names; the cases above keep their ids.
+@sweep("error-{form}", form=["index-past-rank", "as-list-unknown-rank", "merge-incompatible"])
+def shape_errors(ctx, form):
+    import tensorflow as tf
+    from tfhelp import check_raises
+
+    shape = ctx.put(np.zeros((2, 3), dtype="float32")).get_shape()
+    call, exc, pattern = {
+        "index-past-rank": (lambda: shape[5], IndexError, r"tuple index out of range"),
+        "as-list-unknown-rank": (
+            lambda: tf.TensorShape(None).as_list(),
+            ValueError,
+            r"as_list\(\) is not defined on an unknown TensorShape",
+        ),
+        "merge-incompatible": (
+            lambda: shape.merge_with(tf.TensorShape([2, 4])),
+            ValueError,
+            r"Shapes \(2, 3\) and \(2, 4\) are not compatible",
+        ),
+    }[form]
+    check_raises(ctx, call, exc, pattern)
+
+
+@sweep(
+    "index-{form}-{known}-sweep",
+    form=["item", "negative-item", "slice", "reversed-slice"],
+    known=["known", "unknown-dim"],
+)
+def shape_index_forms(ctx, form, known):
+    import tensorflow as tf
+
+    dims = [2, None, 4, 5] if known == "unknown-dim" else [2, 3, 4, 5]
+    seen = []
+
+    def look(t):
+        shape = t.get_shape()
+        seen.append(
+            {
+                "item": shape[1],
+                "negative-item": shape[-1],
+                "slice": shape[1:3],
+                "reversed-slice": shape[::-1],
+            }[form]
+        )
+        return t
+
+    spec = tf.TensorSpec(dims, tf.float32)
+    fn = tf.function(look, input_signature=[spec])
+    ctx.measure(fn, ctx.put(np.zeros((2, 3, 4, 5), dtype="float32")), warm=False)
+    got = seen[0]
+    expected = {
+        "item": dims[1],
+        "negative-item": dims[-1],
+        "slice": dims[1:3],
+        "reversed-slice": dims[::-1],
+    }[form]
+    if isinstance(expected, list):
+        ctx.check(
+            isinstance(got, tf.TensorShape) and got.as_list() == expected,
+            f"{form} gave {got!r}, expected {expected}",
+            "other",
+        )
+    else:
+        ctx.check(got == expected, f"{form} gave {got!r}, expected {expected}", "other")

@@ -109,3 +109,50 @@ def init_dtypes(ctx, dtype, form):
         ctx.measure(sess.run, init, warm=False)
         got = np.asarray(sess.run(var))
     ctx.check_equal(got.astype(x.dtype), x)
+
+
+# The study's other kinds of paths: the documented error for reading a variable its
+# initializer has not run for (exact type and message), and checkpoint and restore around
+# the initializer (values changed after it are saved; the initializer resets them; a Saver
+# restore brings the saved values back). New names; the cases above keep their ids.
+@case("error-uninitialized-read")
+def initializer_error(ctx):
+    import tensorflow as tf
+    from tfhelp import check_raises
+
+    v1 = tf.compat.v1
+    with v1_graph(ctx) as graph:
+        v = v1.Variable(1.0)
+    with v1_session(graph) as sess:
+        check_raises(ctx, lambda: sess.run(v), tf.errors.FailedPreconditionError, r"uninitialized")
+
+
+@case("checkpoint-restore-after-init")
+def initializer_checkpoint(ctx):
+    import os
+    import tempfile
+
+    import tensorflow as tf
+
+    v1 = tf.compat.v1
+    with v1_graph(ctx) as graph:
+        a = v1.Variable(np.arange(4, dtype="float32"))
+        b = v1.get_variable("b", initializer=np.full((2, 2), 3.0, dtype="float64"))
+        change = tf.group(a.assign(a * 10), b.assign(-b))
+        init = v1.global_variables_initializer()
+        saver = v1.train.Saver()
+    with v1_session(graph) as sess, tempfile.TemporaryDirectory() as folder:
+        sess.run(init)
+        sess.run(change)
+        path = saver.save(sess, os.path.join(folder, "model"))
+        sess.run(init)
+        reset = sess.run([a, b])
+
+        def restore():
+            saver.restore(sess, path)
+            return sess.run([a, b])
+
+        out = ctx.measure(restore, warm=False)
+    ctx.check_equal(reset[0], np.arange(4, dtype="float32"))
+    ctx.check_equal(out[0], np.arange(4, dtype="float32") * 10)
+    ctx.check_equal(out[1], np.full((2, 2), -3.0))

@@ -5,7 +5,7 @@ idct of type 2 is the DCT-III, of type 3 the DCT-II, of type 1 the DCT-I scaled 
 """
 
 import numpy as np
-from tfhelp import MODES, by_mode
+from tfhelp import GRAD2_FLOATS, MODES, by_mode
 
 from portbench_runner.api import case, sweep
 
@@ -108,3 +108,101 @@ def idct_int(ctx):
         raises(lambda: tf.signal.idct(x), TypeError, ValueError, tf.errors.InvalidArgumentError)
     )
     ctx.check(out is not None, "idct of an int32 tensor raised nothing", "type")
+
+
+def _reference_n(x, kind, norm, n):
+    """_reference on the input cut or zero-padded to length n (idct's n argument)."""
+    if n is not None:
+        x = (
+            x[..., :n]
+            if n <= x.shape[-1]
+            else np.concatenate([x, np.zeros((*x.shape[:-1], n - x.shape[-1]))], axis=-1)
+        )
+    if kind == 3 and norm is None:  # idct of type 3 is the unnormalized DCT-II
+        size = x.shape[-1]
+        k = np.arange(size)[None, :]
+        j = np.arange(size)[:, None]
+        return 2.0 * x @ np.cos(np.pi * k * (2 * j + 1) / (2 * size))
+    return _reference(x, kind, norm)
+
+
+# The study's other kinds of paths: the documented errors for bad arguments (an unknown
+# norm, ortho with type 1, an axis other than -1, n = 0: exact type and message), the full
+# grid of idct's flags (type x norm, type 1 has no ortho, x n: absent, shorter, longer), the
+# Hessian through nested GradientTapes of sum(idct(x)**2) (2 A^T A, A its matrix) in
+# float32 and float64, and tf.vectorized_map of idct, eager, in a tf.function and under XLA.
+# New names; the cases above keep their ids.
+@sweep("error-{form}", form=["unknown-norm", "ortho-type1", "axis-0", "zero-n"])
+def idct_errors(ctx, form):
+    import tensorflow as tf
+    from tfhelp import check_raises
+
+    x = ctx.put(np.ones((4,), dtype="float32"))
+    call, exc, pattern = {
+        "unknown-norm": (
+            lambda: tf.signal.idct(x, norm="bad"),
+            ValueError,
+            r"Unknown normalization",
+        ),
+        "ortho-type1": (
+            lambda: tf.signal.idct(x, type=1, norm="ortho"),
+            ValueError,
+            r"Normalization is not supported for the Type-I DCT",
+        ),
+        "axis-0": (lambda: tf.signal.idct(x, axis=0), NotImplementedError, r"axis must be -1"),
+        "zero-n": (
+            lambda: tf.signal.idct(x, n=0),
+            ValueError,
+            r"n should be a positive integer or None",
+        ),
+    }[form]
+    check_raises(ctx, call, exc, pattern)
+
+
+@sweep(
+    "flags-type{kind}-{norm}-n-{n}-sweep",
+    kind=[1, 2, 3],
+    norm=["ortho", "none"],
+    n=["none", "shorter", "longer"],
+    exclude=[{"kind": 1, "norm": "ortho"}],
+)
+def idct_flags(ctx, kind, norm, n):
+    import tensorflow as tf
+
+    x = ctx.rng.standard_normal((3, 8))
+    length = {"none": None, "shorter": 6, "longer": 11}[n]
+    nrm = None if norm == "none" else "ortho"
+    out = ctx.measure(lambda t: tf.signal.idct(t, type=kind, n=length, norm=nrm), ctx.put(x))
+    ctx.check_close(out, _reference_n(x, kind, nrm, length), rtol=1e-10, atol=1e-10)
+
+
+@sweep("grad2-{dtype}-{mode}-sweep", dtype=GRAD2_FLOATS, mode=MODES)
+def idct_hessian(ctx, dtype, mode):
+    import tensorflow as tf
+    from tfhelp import swept_hessian
+
+    a = np.stack([_reference(np.eye(6)[i], 2, "ortho") for i in range(6)], axis=1)
+    swept_hessian(
+        ctx,
+        lambda t: tf.reduce_sum(tf.signal.idct(t, norm="ortho") ** 2),
+        lambda x: 2 * a.T @ a,
+        dtype,
+        mode,
+        shape=(6,),
+        scale=4.0,
+    )
+
+
+@sweep("vectorized-map-{mode}-sweep", mode=MODES)
+def idct_vectorized_map(ctx, mode):
+    import tensorflow as tf
+    from tfhelp import swept_vectorized_map
+
+    swept_vectorized_map(
+        ctx,
+        lambda t: tf.signal.idct(t, norm="ortho"),
+        lambda x: _reference(x, 2, "ortho"),
+        "float32",
+        mode,
+        scale=4.0,
+    )

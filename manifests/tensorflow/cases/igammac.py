@@ -6,7 +6,7 @@ Q(n, x) = exp(-x) * sum_{k<n} x^k / k! for integer n; Q(1/2, x) = erfc(sqrt(x)).
 import math
 
 import numpy as np
-from tfhelp import MODES, by_mode
+from tfhelp import GRAD2_FLOATS, MODES, by_mode
 
 from portbench_runner.api import case, sweep
 
@@ -150,3 +150,70 @@ def igammac_shapes(ctx):
     )
     ctx.check(tuple(out[0].shape) == (0, 3), f"empty broadcast gave {tuple(out[0].shape)}", "other")
     ctx.check_close(out[1], np.exp(-2.0), dtype="float64")
+
+
+# The study's other kinds of paths: the documented errors for bad operands (integers, two
+# float widths: exact type and message), the second derivative in x through nested
+# GradientTapes (x**(a-2) e**-x (x - a + 1) / Gamma(a)) in float32 and float64, and
+# tf.vectorized_map of igammac, eager, in a tf.function and under XLA. New names; the cases
+# above keep their ids.
+@sweep("error-{form}", form=["integer-operands", "mixed-dtypes"])
+def igammac_errors(ctx, form):
+    import tensorflow as tf
+    from tfhelp import check_raises
+
+    if form == "integer-operands":
+        i = ctx.put(np.ones(2, dtype="int32"))
+        check_raises(
+            ctx,
+            lambda: tf.math.igammac(i, i),
+            tf.errors.InvalidArgumentError,
+            r"Value for attr 'T' of int32 is not in the list of allowed values",
+        )
+    else:
+        a, x = ctx.put(np.ones(2, dtype="float32")), ctx.put(np.ones(2, dtype="float64"))
+        check_raises(
+            ctx,
+            lambda: tf.math.igammac(a, x),
+            tf.errors.InvalidArgumentError,
+            r"cannot compute Igammac as input #1",
+        )
+
+
+@sweep("grad2-{dtype}-{mode}-sweep", dtype=GRAD2_FLOATS, mode=MODES)
+def igammac_grad2(ctx, dtype, mode):
+    import tensorflow as tf
+    from tfhelp import swept_grad2
+
+    a = 3.0
+
+    def d2(x):
+        return x ** (a - 2) * np.exp(-x) * (x - a + 1) / math.gamma(a)
+
+    swept_grad2(
+        ctx,
+        lambda t: tf.math.igammac(tf.constant(a, t.dtype), t),
+        d2,
+        dtype,
+        mode,
+        lo=0.2,
+        hi=8.0,
+        scale=5.0,
+    )
+
+
+@sweep("vectorized-map-{mode}-sweep", mode=MODES)
+def igammac_vectorized_map(ctx, mode):
+    import tensorflow as tf
+    from tfhelp import swept_vectorized_map
+
+    swept_vectorized_map(
+        ctx,
+        lambda t: tf.math.igammac(tf.constant(2.0), t),
+        lambda x: _q_integer(2.0, x),
+        "float32",
+        mode,
+        lo=0.05,
+        hi=8.0,
+        scale=5.0,
+    )

@@ -136,3 +136,74 @@ def floats(ctx):
         )
     )
     ctx.check(out is not None, "a float32 set intersection raised nothing", "type")
+
+
+# The study's other kinds of paths: the documented errors for bad operands (floats, two
+# integer widths, ranks that differ: exact type and message), duplicate elements within a
+# row (a set keeps each element once), and the full grid of validate_indices x operand forms
+# (dense and dense, dense and sparse). New names; the cases above keep their ids.
+@sweep("error-{form}", form=["float-operands", "mixed-widths", "ranks-differ"])
+def intersection_errors(ctx, form):
+    import tensorflow as tf
+    from tfhelp import check_raises
+
+    if form == "float-operands":
+        f = ctx.put(np.ones((2, 2), dtype="float32"))
+        check_raises(ctx, lambda: tf.sets.intersection(f, f), TypeError, r"'a' has invalid dtype")
+    elif form == "mixed-widths":
+        a, b = ctx.put(np.ones((2, 2), dtype="int32")), ctx.put(np.ones((2, 2), dtype="int64"))
+        check_raises(
+            ctx,
+            lambda: tf.sets.intersection(a, b),
+            TypeError,
+            r"Types don't match, <dtype: 'int32'> vs <dtype: 'int64'>",
+        )
+    else:
+        a, b = ctx.put(np.ones((2, 2), dtype="int32")), ctx.put(np.ones((2, 2, 2), dtype="int32"))
+        check_raises(
+            ctx,
+            lambda: tf.sets.intersection(a, b),
+            tf.errors.InvalidArgumentError,
+            r"Mismatched shapes \[2\] vs \[2,2\]",
+        )
+
+
+@sweep("duplicate-elements-{mode}-sweep", mode=EAGER_GRAPH)
+def intersection_duplicates(ctx, mode):
+    import tensorflow as tf
+    from tfhelp import by_mode
+
+    a = np.array([[3, 3, 1, 3], [2, 2, 2, 2], [5, 6, 5, 7]], dtype="int64")
+    b = np.array([[3, 1, 1, 9], [2, 4, 2, 2], [7, 7, 5, 5]], dtype="int64")
+    out = ctx.measure(
+        by_mode(
+            ctx, lambda x, y: tf.sparse.to_dense(tf.sets.intersection(x, y), default_value=-1), mode
+        ),
+        ctx.put(a),
+        ctx.put(b),
+    )
+    rows = [sorted(set(r) & set(s)) for r, s in zip(a.tolist(), b.tolist())]
+    width = max(len(r) for r in rows)
+    ctx.check_equal(out, np.array([r + [-1] * (width - len(r)) for r in rows], dtype="int64"))
+
+
+@sweep(
+    "flags-{validate}-{operands}-sweep",
+    validate=["validate", "no-validate"],
+    operands=["dense-dense", "dense-sparse"],
+)
+def intersection_flags(ctx, validate, operands):
+    import tensorflow as tf
+
+    a = np.array([[1, 2, 3, 4], [5, 6, 7, 8]], dtype="int32")
+    b = np.array([[4, 2, 0, 0], [9, 8, 5, 0]], dtype="int32")
+    other = ctx.put(b) if operands == "dense-dense" else tf.sparse.from_dense(ctx.put(b))
+    out = ctx.measure(
+        lambda x, y: tf.sparse.to_dense(
+            tf.sets.intersection(x, y, validate_indices=validate == "validate"), default_value=-1
+        ),
+        ctx.put(a),
+        other,
+    )
+    # 0 is in no row of a: the sparse form (where the zeros are absent) gives the same sets.
+    ctx.check_equal(out, np.array([[2, 4], [5, 8]], dtype="int32"))

@@ -96,3 +96,40 @@ def in_function(ctx):
     fn = ctx.graph(lambda: tf.compat.v1.is_variable_initialized(v))
     out = ctx.measure(fn)
     ctx.check(bool(ctx.to_numpy(out)), f"inside tf.function: {out}", "other")
+
+
+# The study's other kind of path here: checkpoint and restore as the other way to initialize
+# a variable: before a Saver restore the variable is not initialized, after it it is (no
+# initializer run), for resource and ref variables. It answers any variable with a bool, so
+# it has no documented error path. New names; the cases above keep their ids.
+@sweep("checkpoint-restore-initializes-{kind}-sweep", kind=["resource", "ref"])
+def initialized_by_restore(ctx, kind):
+    import os
+    import tempfile
+
+    import tensorflow as tf
+
+    v1 = tf.compat.v1
+    with tempfile.TemporaryDirectory() as folder:
+        with v1_graph(ctx) as graph:
+            v1.get_variable("v", initializer=np.arange(3.0), use_resource=kind == "resource")
+            init = v1.global_variables_initializer()
+            saver = v1.train.Saver()
+        with v1_session(graph) as sess:
+            sess.run(init)
+            path = saver.save(sess, os.path.join(folder, "model"))
+        with v1_graph(ctx) as fresh:
+            w = v1.get_variable("v", shape=(3,), dtype=tf.float64, use_resource=kind == "resource")
+            flag = v1.is_variable_initialized(w)
+            loader = v1.train.Saver()
+        with v1_session(fresh) as sess:
+            before = sess.run(flag)
+            loader.restore(sess, path)
+            after = ctx.measure(sess.run, flag)
+            value = sess.run(w)
+    ctx.check(
+        not before and bool(after),
+        f"initialized before/after the restore: {before}/{after}",
+        "other",
+    )
+    ctx.check_equal(value, np.arange(3.0))

@@ -170,3 +170,61 @@ def forms(ctx, form):
     )
     table = tf.lookup.StaticHashTable(init, tf.cast(-1, vdt))
     ctx.check_equal(table.lookup(tf.constant(query, kdt)), np.array(expect, dtype=vdt.name))
+
+
+# The study's other kinds of paths: the documented errors for bad tables (keys and values of
+# different lengths, a lookup with keys of another dtype: exact type and message), and
+# duplicate keys (repeated with the same value they are kept once; with another value the
+# table refuses them: exact type and message). New names; the cases above keep their ids.
+@sweep("error-{form}", form=["lengths-differ", "lookup-key-dtype"])
+def initializer_errors(ctx, form):
+    import tensorflow as tf
+    from tfhelp import check_raises
+
+    if form == "lengths-differ":
+        check_raises(
+            ctx,
+            lambda: tf.lookup.StaticHashTable(
+                tf.lookup.KeyValueTensorInitializer([1, 2], [1.0]), -1.0
+            ),
+            tf.errors.InvalidArgumentError,
+            r"Expected shape \[2\] for value, got \[1\]",
+        )
+    else:
+        table = tf.lookup.StaticHashTable(
+            tf.lookup.KeyValueTensorInitializer(tf.constant([1, 2], tf.int64), [1.0, 2.0]), -1.0
+        )
+        check_raises(
+            ctx,
+            lambda: table.lookup(tf.constant(["a"])),
+            TypeError,
+            r"Dtype of argument `keys` must be <dtype: 'int64'>, received: <dtype: 'string'>",
+        )
+
+
+@sweep("duplicate-keys-{values}-sweep", values=["same-value", "other-value"])
+def initializer_duplicates(ctx, values):
+    import tensorflow as tf
+    from tfhelp import check_raises
+
+    keys = tf.constant([1, 2, 1], tf.int64)
+    if values == "same-value":
+        table = ctx.measure(
+            lambda: tf.lookup.StaticHashTable(
+                tf.lookup.KeyValueTensorInitializer(keys, tf.constant([10.0, 20.0, 10.0])), -1.0
+            )
+        )
+        ctx.check_equal(table.size(), np.int64(2))
+        ctx.check_equal(
+            table.lookup(tf.constant([1, 2, 3], tf.int64)),
+            np.array([10.0, 20.0, -1.0], dtype="float32"),
+        )
+    else:
+        check_raises(
+            ctx,
+            lambda: tf.lookup.StaticHashTable(
+                tf.lookup.KeyValueTensorInitializer(keys, tf.constant([10.0, 20.0, 30.0])), -1.0
+            ),
+            tf.errors.FailedPreconditionError,
+            r"HashTable has different value for same key\. Key 1 has 10 and trying to add value 30",
+        )

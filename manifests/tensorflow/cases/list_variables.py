@@ -139,3 +139,28 @@ def forms(ctx, form):
         prefix = tf.train.Checkpoint(v=tf.Variable(np.zeros(4))).save(os.path.join(folder, "c"))
         out = dict(ctx.measure(tf.train.list_variables, pathlib.Path(prefix)))
         ctx.check(out.get("v/.ATTRIBUTES/VARIABLE_VALUE") == [4], f"{sorted(out)}", "other")
+
+
+# The study's other kind of path here: the documented errors for paths that hold no
+# checkpoint (a missing prefix, an empty folder: exact type and message). New names; the
+# cases above keep their ids.
+@sweep("error-{form}", form=["missing-prefix", "empty-folder"])
+def list_variables_errors(ctx, form):
+    import tensorflow as tf
+    from tfhelp import check_raises
+
+    if form == "missing-prefix":
+        check_raises(
+            ctx,
+            lambda: tf.train.list_variables("/nonexistent-portbench/ckpt"),
+            tf.errors.NotFoundError,
+            r"Unsuccessful TensorSliceReader constructor: Failed to find any matching files",
+        )
+    else:
+        with tempfile.TemporaryDirectory() as folder:
+            check_raises(
+                ctx,
+                lambda: tf.train.list_variables(folder),
+                ValueError,
+                r"Couldn't find 'checkpoint' file or checkpoints in given directory",
+            )

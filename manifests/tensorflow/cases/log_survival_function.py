@@ -4,7 +4,7 @@ log S(x) = log(1 - exp((x-loc)/scale)/2) left of loc, -log 2 - (x-loc)/scale rig
 """
 
 import numpy as np
-from tfhelp import MODES, REAL_FLOATS, by_mode, v1_graph, v1_session
+from tfhelp import GRAD2_FLOATS, MODES, REAL_FLOATS, by_mode, v1_graph, v1_session
 
 from portbench_runner.api import case, sweep
 
@@ -128,3 +128,64 @@ def gradient_dtypes(ctx, dtype, mode):
         return np.where(x < 0.5, -half_ez / (1.5 * (1 - half_ez)), -1 / 1.5)
 
     swept_grad(ctx, fn, dref, dtype, mode, lo=-5, hi=5, scale=4.0)
+
+
+def _log_sf_d2(x, loc, scale):
+    """d2/dx2 of the Laplace log survival function: 0 right of loc; left of it, with
+    u = exp((x - loc) / scale) / 2, -(u / scale**2) / (1 - u)**2."""
+    z = (np.asarray(x, dtype="float64") - loc) / scale
+    u = 0.5 * np.exp(np.minimum(z, 0))
+    return np.where(z < 0, -(u / scale**2) / (1 - u) ** 2, 0.0)
+
+
+# The study's other kinds of paths: the documented error for a negative scale under
+# validate_args (exact type and message), the second derivative through nested
+# GradientTapes on both branches in float32 and float64, and tf.vectorized_map with a
+# per-row loc, eager, in a tf.function and under XLA. New names; the cases above keep
+# their ids.
+@case("error-negative-scale")
+def log_sf_error(ctx):
+    import tensorflow as tf
+    from tfhelp import check_raises
+
+    laplace = ctx.require(NAME)
+    check_raises(
+        ctx,
+        lambda: laplace(0.0, -1.0, validate_args=True).log_survival_function(1.0),
+        tf.errors.InvalidArgumentError,
+        r"Condition x > 0 did not hold",
+    )
+
+
+@sweep("grad2-{dtype}-{mode}-sweep", dtype=GRAD2_FLOATS, mode=MODES)
+def log_sf_grad2(ctx, dtype, mode):
+    import tensorflow as tf
+    from tfhelp import swept_grad2
+
+    laplace = ctx.require(NAME)
+    swept_grad2(
+        ctx,
+        lambda t: laplace(
+            tf.constant(0.25, t.dtype), tf.constant(1.5, t.dtype)
+        ).log_survival_function(t),
+        lambda x: _log_sf_d2(x, 0.25, 1.5),
+        dtype,
+        mode,
+        lo=-4.0,
+        hi=4.0,
+    )
+
+
+@sweep("vectorized-map-{mode}-sweep", mode=MODES)
+def log_sf_vectorized_map(ctx, mode):
+    from tfhelp import swept_vectorized_map
+
+    laplace = ctx.require(NAME)
+    swept_vectorized_map(
+        ctx,
+        lambda t: laplace(t[0], 1.5).log_survival_function(t),
+        lambda x: _log_sf(x, x[0], 1.5),
+        "float32",
+        mode,
+        scale=4.0,
+    )

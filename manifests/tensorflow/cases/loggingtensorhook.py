@@ -151,3 +151,25 @@ def forms(ctx, form):
     # the variable before (0.0) or after (1.5) its first update.
     first = [float(v) for v in logged[0].values()]
     ctx.check(len(first) == 1 and first[0] in (0.0, 1.5), f"logged {logged}", "other")
+
+
+# The study's other kind of path here: the documented errors for the trigger (none given,
+# both every_n_iter and every_n_secs, every_n_iter of 0: exact type and message). New names;
+# the cases above keep their ids (skipped where tf.estimator is gone).
+@sweep("error-{form}", form=["no-trigger", "iter-and-secs", "zero-iter"])
+def logging_hook_errors(ctx, form):
+    from tfhelp import check_raises
+
+    hook_cls = ctx.require(NAME)
+    kw, pattern = {
+        "no-trigger": (
+            {},
+            r"either at_end and/or exactly one of every_n_iter and every_n_secs must be provided",
+        ),
+        "iter-and-secs": (
+            {"every_n_iter": 1, "every_n_secs": 1},
+            r"either at_end and/or exactly one of every_n_iter and every_n_secs must be provided",
+        ),
+        "zero-iter": ({"every_n_iter": 0}, r"invalid every_n_iter=0"),
+    }[form]
+    check_raises(ctx, lambda: hook_cls({"a": "a:0"}, **kw), ValueError, pattern)

@@ -144,3 +144,89 @@ def forms(ctx, form, mode):
         "gradient": 2 * a_np + 18 * a_np,
     }[form]
     ctx.check_close(out, expected.astype("float64"), dtype="float32")
+
+
+# The study's other kinds of paths: the documented errors for bad calls (structures of
+# different lengths, a tuple against a list, an unknown keyword, no structure: exact type and
+# message), and the full grid of check_types (a tuple and a list mapped together only when
+# off) x expand_composites (a SparseTensor mapped whole, or its components). New names; the
+# cases above keep their ids.
+@sweep("error-{form}", form=["lengths-differ", "tuple-vs-list", "unknown-keyword", "no-structure"])
+def map_structure_errors(ctx, form):
+    import tensorflow as tf
+    from tfhelp import check_raises
+
+    call, exc, pattern = {
+        "lengths-differ": (
+            lambda: tf.nest.map_structure(lambda a, b: a, (1, 2), (1, 2, 3)),
+            ValueError,
+            r"don't have the same nested structure",
+        ),
+        "tuple-vs-list": (
+            lambda: tf.nest.map_structure(lambda a, b: a, (1, 2), [1, 2]),
+            TypeError,
+            r"don't have the same nested structure",
+        ),
+        "unknown-keyword": (
+            lambda: tf.nest.map_structure(lambda a: a, (1,), bad=1),
+            ValueError,
+            r"Only valid keyword arguments are `check_types` and `expand_composites`",
+        ),
+        "no-structure": (
+            lambda: tf.nest.map_structure(lambda: 1),
+            ValueError,
+            r"Must provide at least one structure",
+        ),
+    }[form]
+    check_raises(ctx, call, exc, pattern)
+
+
+@sweep(
+    "flags-{check}-{expand}-sweep",
+    check=["check-types", "no-check"],
+    expand=["expand-composites", "whole-composites"],
+)
+def map_structure_flags(ctx, check, expand):
+    import tensorflow as tf
+
+    sparse = tf.sparse.from_dense(tf.constant([[1.0, 0.0], [0.0, 2.0]]))
+    kw = {"check_types": check == "check-types", "expand_composites": expand == "expand-composites"}
+
+    def run():
+        pairs = (
+            tf.nest.map_structure(lambda a, b: a + b, (1, 2), [3, 4], check_types=kw["check_types"])
+            if not kw["check_types"]
+            else None
+        )
+        mapped = tf.nest.map_structure(
+            lambda t: t * 2 if t.dtype == tf.float32 else t,
+            sparse,
+            expand_composites=kw["expand_composites"],
+        )
+        return pairs, mapped
+
+    if kw["check_types"]:
+        try:
+            tf.nest.map_structure(lambda a, b: a + b, (1, 2), [3, 4])
+            ctx.check(False, "a tuple and a list mapped together with check_types=True", "other")
+        except TypeError:
+            pass
+    pairs, mapped = ctx.measure(run)
+    if not kw["check_types"]:
+        ctx.check(pairs == (4, 6), f"tuple and list mapped to {pairs!r}", "other")
+    if kw["expand_composites"]:
+        # Each component of the SparseTensor (indices, values, dense shape) is a leaf: the
+        # float values are doubled, the int64 indices and shape kept.
+        ctx.check(
+            isinstance(mapped, tf.SparseTensor),
+            f"expanded map gave {type(mapped).__name__}",
+            "other",
+        )
+        ctx.check_equal(mapped.values, np.array([2.0, 4.0], dtype="float32"))
+    else:
+        ctx.check(
+            isinstance(mapped, tf.SparseTensor), f"whole map gave {type(mapped).__name__}", "other"
+        )
+        ctx.check_equal(
+            tf.sparse.to_dense(mapped), np.array([[2.0, 0.0], [0.0, 4.0]], dtype="float32")
+        )

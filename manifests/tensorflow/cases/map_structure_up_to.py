@@ -103,3 +103,34 @@ def forms(ctx, form, mode):
     else:
         # (7t)^2 + (2t)^2 -> 98 t + 8 t
         ctx.check_close(out, (106 * a_np).astype("float64"), dtype="float32")
+
+
+# The study's other kind of path here: the documented errors for an input that does not
+# follow the shallow structure (a leaf where it has a sequence, another sequence type,
+# another length: exact type and message). New names; the cases above keep their ids.
+@sweep("error-{form}", form=["leaf-for-sequence", "sequence-type", "sequence-length"])
+def up_to_errors(ctx, form):
+    from tensorflow.python.util import nest
+    from tfhelp import check_raises
+
+    shallow, given, exc, pattern = {
+        "leaf-for-sequence": (
+            ((1, 2), 3),
+            (1, 3),
+            TypeError,
+            r"If shallow structure is a sequence, input must also be a sequence",
+        ),
+        "sequence-type": (
+            (1, 2),
+            [1, 2],
+            TypeError,
+            r"The two structures don't have the same sequence type",
+        ),
+        "sequence-length": (
+            (1, 2),
+            (1, 2, 3),
+            ValueError,
+            r"The two structures don't have the same sequence length",
+        ),
+    }[form]
+    check_raises(ctx, lambda: nest.map_structure_up_to(shallow, lambda a: a, given), exc, pattern)

@@ -3,7 +3,7 @@
 import math
 
 import numpy as np
-from tfhelp import MODES, REAL_FLOATS, by_mode, raises
+from tfhelp import GRAD2_FLOATS, MODES, REAL_FLOATS, by_mode, raises
 
 from portbench_runner.api import case, sweep
 
@@ -175,3 +175,62 @@ def gradient_dtypes(ctx, dtype, mode):
     z = (exact - 0.5) / 1.5
     check_swept(ctx, g_mu, (z / 1.5).sum(), scale=16.0)
     check_swept(ctx, g_sigma, ((z**2 - 1) / 1.5).sum(), scale=16.0)
+
+
+# The study's other kinds of paths: the documented errors for bad parameters (a negative
+# scale under validate_args, loc and scale of different dtypes: exact type and message), the
+# second derivative of log_prob in x through nested GradientTapes (-1/scale**2) in float32
+# and float64, and tf.vectorized_map of log_prob with a per-row loc, eager, in a tf.function
+# and under XLA. New names; the cases above keep their ids.
+@sweep("error-{form}", form=["negative-scale", "mixed-dtypes"])
+def normal_errors(ctx, form):
+    import tensorflow as tf
+    from tfhelp import check_raises
+
+    normal = ctx.require(NAME)
+    if form == "negative-scale":
+        check_raises(
+            ctx,
+            lambda: normal(0.0, -1.0, validate_args=True).log_prob(1.0),
+            tf.errors.InvalidArgumentError,
+            r"Condition x > 0 did not hold",
+        )
+    else:
+        check_raises(
+            ctx,
+            lambda: normal(tf.constant(0.0, tf.float32), tf.constant(1.0, tf.float64)),
+            ValueError,
+            r"must be of the same type",
+        )
+
+
+@sweep("grad2-{dtype}-{mode}-sweep", dtype=GRAD2_FLOATS, mode=MODES)
+def normal_grad2(ctx, dtype, mode):
+    ctx.not_comparable("draws from the device's random generator")
+    import tensorflow as tf
+    from tfhelp import swept_grad2
+
+    normal = ctx.require(NAME)
+    swept_grad2(
+        ctx,
+        lambda t: normal(tf.constant(1.5, t.dtype), tf.constant(2.0, t.dtype)).log_prob(t),
+        lambda x: np.full_like(x, -0.25),
+        dtype,
+        mode,
+    )
+
+
+@sweep("vectorized-map-{mode}-sweep", mode=MODES)
+def normal_vectorized_map(ctx, mode):
+    ctx.not_comparable("draws from the device's random generator")
+    from tfhelp import swept_vectorized_map
+
+    normal = ctx.require(NAME)
+    swept_vectorized_map(
+        ctx,
+        lambda t: normal(t[0], 2.0).log_prob(t),
+        lambda x: _log_pdf(x, x[0], 2.0),
+        "float32",
+        mode,
+        scale=4.0,
+    )

@@ -5,7 +5,7 @@ with `not_implemented` (tf.function(jit_compile=True) refuses PyFunc ops).
 """
 
 import numpy as np
-from tfhelp import ALL_DTYPES, MODES, by_mode
+from tfhelp import ALL_DTYPES, EAGER_GRAPH, MODES, by_mode
 
 from portbench_runner.api import case, sweep
 
@@ -128,3 +128,60 @@ def no_gradient(ctx):
 
     out = ctx.measure(lambda: [grad()], warm=False)
     ctx.check(out[0] is None, f"a gradient came through the host function: {out[0]}", "other")
+
+
+# The study's other kinds of paths: the documented error path of the wrapped function (an
+# exception raised in the NumPy code reaches the caller as itself: exact type and message),
+# the full grid of stateful (True, False) x Tout (one dtype, a list of two), and
+# tf.vectorized_map over a numpy_function (no vectorizing rule: tf.vectorized_map falls back
+# to a loop), eager and in a tf.function. New names; the cases above keep their ids.
+@case("error-raised-in-numpy-code")
+def numpy_function_error(ctx):
+    import tensorflow as tf
+    from tfhelp import check_raises
+
+    def broken(a):
+        raise ZeroDivisionError("portbench: division by zero in the host code")
+
+    x = ctx.put(np.ones(2, dtype="float32"))
+    check_raises(
+        ctx,
+        lambda: tf.numpy_function(broken, [x], tf.float32),
+        ZeroDivisionError,
+        r"portbench: division by zero in the host code",
+    )
+
+
+@sweep(
+    "flags-{stateful}-{tout}-sweep",
+    stateful=["stateful", "stateless"],
+    tout=["one-dtype", "two-outputs"],
+)
+def numpy_function_flags(ctx, stateful, tout):
+    import tensorflow as tf
+
+    x = ctx.rng.standard_normal(8).astype("float32")
+    if tout == "one-dtype":
+        fn, kinds, expected = (lambda a: a * 2), tf.float32, [x * 2]
+    else:
+        fn, kinds, expected = (
+            (lambda a: (a * 2, a.astype("int32"))),
+            [tf.float32, tf.int32],
+            [x * 2, x.astype("int32")],
+        )
+    call = tf.function(lambda t: tf.numpy_function(fn, [t], kinds, stateful=stateful == "stateful"))
+    out = ctx.measure(call, ctx.put(x))
+    outs = [out] if tout == "one-dtype" else list(out)
+    for got, want in zip(outs, expected):
+        ctx.check_equal(got, want)
+
+
+@sweep("vectorized-map-{mode}-sweep", mode=EAGER_GRAPH)
+def numpy_function_vectorized_map(ctx, mode):
+    import tensorflow as tf
+    from tfhelp import by_mode
+
+    x = ctx.rng.standard_normal((5, 7)).astype("float32")
+    mapped = lambda t: tf.vectorized_map(lambda r: tf.numpy_function(_host_op, [r], tf.float32), t)  # noqa: E731
+    out = ctx.measure(by_mode(ctx, mapped, mode), ctx.put(x))
+    ctx.check_equal(out, np.stack([_host_op(r) for r in x]))

@@ -86,3 +86,22 @@ def int64_refused(ctx):
     shape = ctx.put(np.array([2, 3], dtype="int64"))
     out = ctx.measure(raises(lambda: param_shapes(shape), ValueError, TypeError))
     ctx.check(out is not None, "an int64 sample shape was taken as is", "other")
+
+
+# The study's other kind of path here: the documented errors for sample shapes of a dtype
+# other than int32 (int64, float: exact type and message). New names; the cases above keep
+# their ids.
+@sweep("error-{form}", form=["int64-tensor", "float-tensor"])
+def param_shapes_errors(ctx, form):
+    import tensorflow as tf
+    from tfhelp import check_raises
+
+    normal = tf.compat.v1.distributions.Normal
+    dtype = tf.int64 if form == "int64-tensor" else tf.float32
+    shape = tf.constant([2, 3], dtype)
+    check_raises(
+        ctx,
+        lambda: normal.param_shapes(shape),
+        ValueError,
+        rf"Tensor conversion requested dtype int32 for Tensor with dtype {dtype.name}",
+    )

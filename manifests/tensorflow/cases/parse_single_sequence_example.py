@@ -201,3 +201,36 @@ def forms(ctx, form):
         ctx.check_equal(out, np.array([[0, 1], [1, 2], [2, 3]], dtype="int64"))
     else:
         ctx.check(tuple(out.shape) == (0, 2), f"shape {out.shape}, not (0, 2)", "other")
+
+
+# The study's other kind of path here: the documented errors for bad input (a required
+# context feature that is missing, reported as an element count of 0 where 1 is expected;
+# bytes that are no proto; no feature specs at all: exact type and message). New names; the cases above keep their ids.
+@sweep("error-{form}", form=["missing-required", "not-a-proto", "no-features"])
+def parse_errors(ctx, form):
+    import tensorflow as tf
+    from tfhelp import check_raises
+
+    empty = tf.train.SequenceExample().SerializeToString()
+    required = {"a": tf.io.FixedLenFeature([], tf.int64)}
+    optional = {"a": tf.io.FixedLenFeature([], tf.int64, default_value=0)}
+    call, exc, pattern = {
+        "missing-required": (
+            lambda: tf.io.parse_single_sequence_example(empty, context_features=required),
+            tf.errors.InvalidArgumentError,
+            r"Inconsistent max number of elements for feature a: expected 1, but found 0",
+        ),
+        "not-a-proto": (
+            lambda: tf.io.parse_single_sequence_example(
+                b"\xff\xfe garbage", context_features=optional
+            ),
+            tf.errors.InvalidArgumentError,
+            r"Invalid protocol message input",
+        ),
+        "no-features": (
+            lambda: tf.io.parse_single_sequence_example(empty),
+            ValueError,
+            r"Both context_features and sequence_features are None",
+        ),
+    }[form]
+    check_raises(ctx, call, exc, pattern)

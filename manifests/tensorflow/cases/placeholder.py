@@ -108,3 +108,40 @@ def shape_forms(ctx, form):
     static = None if p.shape.rank is None else p.shape.as_list()
     ctx.check(static == shape, f"static shape {p.shape}, declared {shape}", "other")
     ctx.check_close(out, np.asarray(value, dtype="float64") * 3.0, dtype="float32")
+
+
+# The study's other kind of path here: the documented errors (a placeholder in eager mode, a
+# fetch without its feed, a feed of another shape: exact type and message). New names; the
+# cases above keep their ids.
+@sweep("error-{form}", form=["eager", "missing-feed", "feed-shape"])
+def placeholder_errors(ctx, form):
+    import tensorflow as tf
+    from tfhelp import check_raises
+
+    v1 = tf.compat.v1
+    if form == "eager":
+        check_raises(
+            ctx,
+            lambda: v1.placeholder(tf.float32),
+            RuntimeError,
+            r"tf\.placeholder\(\) is not compatible with eager execution",
+        )
+        return
+    with v1_graph(ctx) as graph:
+        x = v1.placeholder(tf.float32, (2,))
+        y = x * 2
+    with v1_session(graph) as sess:
+        if form == "missing-feed":
+            check_raises(
+                ctx,
+                lambda: sess.run(y),
+                tf.errors.InvalidArgumentError,
+                r"You must feed a value for placeholder tensor",
+            )
+        else:
+            check_raises(
+                ctx,
+                lambda: sess.run(y, {x: np.ones(3)}),
+                ValueError,
+                r"Cannot feed value of shape \(3,\) for Tensor",
+            )

@@ -146,3 +146,43 @@ def print_forms(ctx, form, mode):
         "summarize-all": "[[0 1 2 3]\n [4 5 6 7]\n [8 9 10 11]]\n",
     }[form]
     ctx.check(text == expected, f"printed {text!r}, not {expected!r}", "other")
+
+
+# The study's other kinds of paths: the documented error for an output stream it does not
+# know (exact type and message), and the full grid of summarize (2, all) x sep (default, a
+# string) x end (default, a string), read back from the file it prints to. New names; the
+# cases above keep their ids.
+@case("error-unknown-stream")
+def print_error(ctx):
+    import tensorflow as tf
+    from tfhelp import check_raises
+
+    check_raises(
+        ctx, lambda: tf.print(1, output_stream="nowhere"), ValueError, r"Unsupported output stream"
+    )
+
+
+@sweep(
+    "flags-summarize-{summarize}-sep-{sep}-end-{end}-sweep",
+    summarize=["2", "all"],
+    sep=["default", "custom"],
+    end=["default", "custom"],
+)
+def print_flags(ctx, summarize, sep, end):
+    import tensorflow as tf
+
+    path, stream = _target()
+    kw = {"summarize": 2 if summarize == "2" else -1, "output_stream": stream}
+    if sep == "custom":
+        kw["sep"] = " | "
+    if end == "custom":
+        kw["end"] = "<END>\n"
+    values = tf.constant(np.arange(1, 7, dtype="int32"))
+    ctx.measure(lambda: tf.print("v:", values, **kw), warm=False)
+    with open(path, encoding="utf-8") as fh:
+        text = fh.read()
+    body = "[1 2 ... 5 6]" if summarize == "2" else "[1 2 3 4 5 6]"
+    expected = (
+        "v:" + (" | " if sep == "custom" else " ") + body + ("<END>\n" if end == "custom" else "\n")
+    )
+    ctx.check(text == expected, f"printed {text!r}, expected {expected!r}", "other")

@@ -163,3 +163,28 @@ def forms(ctx, form):
         ctx.check(out.shape == (12, 2) and rows <= {(5, 6), (7, 0)}, f"dequeued {out}", "other")
     else:
         ctx.check_equal(out, np.full(12, 9, dtype="int32"))
+
+
+# The study's other kind of path here: the documented errors (a runner without enqueue ops,
+# a runner in eager mode: exact type and message). New names; the cases above keep their
+# ids.
+@sweep("error-{form}", form=["no-enqueue-ops", "eager"])
+def queue_runner_errors(ctx, form):
+    import tensorflow as tf
+    from tfhelp import check_raises
+
+    v1 = tf.compat.v1
+    if form == "eager":
+        check_raises(
+            ctx,
+            lambda: v1.train.QueueRunner(None, []),
+            RuntimeError,
+            r"QueueRunners are not supported when eager execution is enabled",
+        )
+        return
+
+    def build():
+        with v1_graph(ctx):
+            return v1.train.QueueRunner(v1.FIFOQueue(2, tf.float32), [])
+
+    check_raises(ctx, build, ValueError, r"Must provide queue and enqueue_ops")

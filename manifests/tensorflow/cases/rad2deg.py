@@ -1,7 +1,7 @@
 """tf.experimental.numpy.rad2deg: float32/64, bfloat16, integers promote, graph/XLA, gradient."""
 
 import numpy as np
-from tfhelp import MODES, bf16_round, by_mode
+from tfhelp import GRAD2_FLOATS, MODES, bf16_round, by_mode
 
 from portbench_runner.api import case, sweep
 
@@ -77,3 +77,40 @@ def rad2deg_grad_dtypes(ctx, dtype, mode):
     swept_grad(
         ctx, tf.experimental.numpy.rad2deg, lambda x: np.full_like(x, 180 / np.pi), dtype, mode
     )
+
+
+# The study's other kinds of paths: the documented error for a string input (exact type and
+# message), the second derivative through nested GradientTapes of sum(rad2deg(x)**2)
+# (2 (180/pi)**2) in float32 and float64, and tf.vectorized_map of rad2deg, eager, in a
+# tf.function and under XLA. New names; the cases above keep their ids.
+@case("error-string-input")
+def rad2deg_error(ctx):
+    import tensorflow as tf
+    from tfhelp import check_raises
+
+    s = tf.constant(["a"])
+    check_raises(
+        ctx, lambda: tf.experimental.numpy.rad2deg(s), TypeError, r"to EagerTensor of dtype string"
+    )
+
+
+@sweep("grad2-{dtype}-{mode}-sweep", dtype=GRAD2_FLOATS, mode=MODES)
+def rad2deg_grad2(ctx, dtype, mode):
+    import tensorflow as tf
+    from tfhelp import swept_grad2
+
+    swept_grad2(
+        ctx,
+        lambda t: tf.experimental.numpy.rad2deg(t) ** 2,
+        lambda x: np.full_like(x, 2 * (180 / np.pi) ** 2),
+        dtype,
+        mode,
+    )
+
+
+@sweep("vectorized-map-{mode}-sweep", mode=MODES)
+def rad2deg_vectorized_map(ctx, mode):
+    import tensorflow as tf
+    from tfhelp import swept_vectorized_map
+
+    swept_vectorized_map(ctx, tf.experimental.numpy.rad2deg, np.rad2deg, "float32", mode)

@@ -60,3 +60,55 @@ def range_forms(ctx, dtype, empty=False):
     args = (5, 5, 1) if empty else (12, -4, -2)
     out = ctx.measure(tf.range, *args, dtype=getattr(tf, dtype))
     ctx.check_equal(out, np.arange(*args))
+
+
+# The study's other kinds of paths: the documented errors for bad arguments (a zero delta, a
+# delta pointing away from the limit, a string dtype: exact type and message), and the full
+# grid of range's argument forms (limit only, start and limit, a negative delta, a float
+# delta) x dtype (inferred, int64, float64). New names; the cases above keep their ids.
+@sweep("error-{form}", form=["zero-delta", "delta-away-from-limit", "string-dtype"])
+def range_errors(ctx, form):
+    import tensorflow as tf
+    from tfhelp import check_raises
+
+    call, exc, pattern = {
+        "zero-delta": (
+            lambda: tf.range(0, 10, 0),
+            tf.errors.InvalidArgumentError,
+            r"Requires delta != 0",
+        ),
+        "delta-away-from-limit": (
+            lambda: tf.range(0, 10, -1),
+            tf.errors.InvalidArgumentError,
+            r"Requires start >= limit when delta < 0",
+        ),
+        "string-dtype": (
+            lambda: tf.range(0, 10, 1, dtype=tf.string),
+            TypeError,
+            r"Cannot convert 0 to EagerTensor of dtype string",
+        ),
+    }[form]
+    check_raises(ctx, call, exc, pattern)
+
+
+@sweep(
+    "flags-{form}-dtype-{dtype}-sweep",
+    form=["limit-only", "start-limit", "negative-delta", "float-delta"],
+    dtype=["inferred", "int64", "float64"],
+)
+def range_flags(ctx, form, dtype):
+    import tensorflow as tf
+
+    args = {
+        "limit-only": (7,),
+        "start-limit": (3, 11),
+        "negative-delta": (9, -4, -3),
+        "float-delta": (0.5, 3.0, 0.75),
+    }[form]
+    if form == "float-delta" and dtype == "int64":
+        args = (0, 9, 2)  # an int64 range takes integer bounds
+    kw = {} if dtype == "inferred" else {"dtype": getattr(tf, dtype)}
+    out = ctx.measure(lambda: tf.range(*args, **kw))
+    want = dtype if dtype != "inferred" else ("float32" if form == "float-delta" else "int32")
+    ctx.check(out.dtype.name == want, f"dtype {out.dtype.name}, not {want}", "type")
+    ctx.check_close(out, np.arange(*args, dtype="float64"), rtol=1e-6, atol=1e-6)

@@ -180,3 +180,17 @@ def forms(ctx, form):
             numeric[i] = (up - down) / (2 * eps)
         ctx.check_close(first_out, expected.sum(), dtype="float64", what="sum of outputs")
         ctx.check_close(second_out, numeric, rtol=1e-6, atol=1e-7, what="d sum / d U")
+
+
+# The study's other kind of path here: the documented error for a cell that is no RNNCell
+# (exact type and message). New name; the cases above keep their ids.
+@case("error-not-a-cell")
+def raw_rnn_error(ctx):
+    import tensorflow as tf
+    from tfhelp import check_raises
+
+    def build():
+        with v1_graph(ctx):
+            return tf.compat.v1.nn.raw_rnn(3, lambda *args: args)
+
+    check_raises(ctx, build, TypeError, r"The argument 'cell' \(3\) is not an RNNCell")

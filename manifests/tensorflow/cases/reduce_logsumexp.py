@@ -1,7 +1,7 @@
 """tf.math.reduce_logsumexp: axes, keepdims, stability with large values, -inf, graph/XLA, gradient."""
 
 import numpy as np
-from tfhelp import MODES, REAL_FLOATS, bf16_round, by_mode
+from tfhelp import GRAD2_FLOATS, MODES, REAL_FLOATS, bf16_round, by_mode
 
 from portbench_runner.api import case, sweep
 
@@ -88,6 +88,77 @@ def lse_grad_dtypes(ctx, dtype, mode):
         lambda t: tf.math.reduce_logsumexp(t, axis=0),
         lambda x: np.exp(x - _lse(x, 0)),
         dtype,
+        mode,
+        scale=4.0,
+    )
+
+
+def _logsumexp(x, axis=None, keepdims=False):
+    top = np.max(x, axis=axis, keepdims=True)
+    out = np.log(np.sum(np.exp(x - top), axis=axis, keepdims=True)) + top
+    return out if keepdims else np.squeeze(out, axis=axis)
+
+
+# The study's other kinds of paths: the documented errors for bad arguments (an axis out of
+# range, integers: exact type and message), the full grid of axis x keepdims, the Hessian
+# through nested GradientTapes (diag(p) - p p^T, p the softmax) in float32 and float64,
+# and tf.vectorized_map of a row's logsumexp, eager, in a tf.function and under XLA. New
+# names; the cases above keep their ids.
+@sweep("error-{form}", form=["axis-out-of-range", "integer-input"])
+def logsumexp_errors(ctx, form):
+    import tensorflow as tf
+    from tfhelp import check_raises
+
+    if form == "axis-out-of-range":
+        x = ctx.put(np.ones((3, 4), dtype="float32"))
+        check_raises(
+            ctx,
+            lambda: tf.math.reduce_logsumexp(x, axis=2),
+            tf.errors.InvalidArgumentError,
+            r"Invalid reduction dimension \(2 for input with 2 dimension",
+        )
+    else:
+        i = ctx.put(np.ones(3, dtype="int32"))
+        check_raises(
+            ctx,
+            lambda: tf.math.reduce_logsumexp(i),
+            tf.errors.InvalidArgumentError,
+            r"Value for attr 'T' of int32 is not in the list of allowed values",
+        )
+
+
+@sweep(
+    "flags-axis-{axis}-{keepdims}-sweep", axis=["all", "0", "1", "both"], keepdims=["keep", "drop"]
+)
+def logsumexp_flags(ctx, axis, keepdims):
+    import tensorflow as tf
+    from tfhelp import reduction_flags
+
+    reduction_flags(ctx, tf.math.reduce_logsumexp, _logsumexp, axis, keepdims)
+
+
+@sweep("grad2-{dtype}-{mode}-sweep", dtype=GRAD2_FLOATS, mode=MODES)
+def logsumexp_hessian(ctx, dtype, mode):
+    import tensorflow as tf
+    from tfhelp import swept_hessian
+
+    def href(x):
+        p = np.exp(x - _logsumexp(x))
+        return np.diag(p) - np.outer(p, p)
+
+    swept_hessian(ctx, tf.math.reduce_logsumexp, href, dtype, mode)
+
+
+@sweep("vectorized-map-{mode}-sweep", mode=MODES)
+def logsumexp_vectorized_map(ctx, mode):
+    import tensorflow as tf
+    from tfhelp import swept_vectorized_map
+
+    swept_vectorized_map(
+        ctx,
+        lambda t: tf.math.reduce_logsumexp(t, axis=-1),
+        lambda x: _logsumexp(x, axis=-1),
+        "float32",
         mode,
         scale=4.0,
     )

@@ -1,7 +1,7 @@
 """tf.math.reduce_mean: axes, keepdims, integer truncation, bfloat16, empty, large, graph/XLA, gradient."""
 
 import numpy as np
-from tfhelp import MODES, bf16_round, by_mode
+from tfhelp import GRAD2_FLOATS, MODES, bf16_round, by_mode
 
 from portbench_runner.api import case, sweep
 
@@ -100,3 +100,70 @@ def mean_grad_dtypes(ctx, dtype, mode):
     from tfhelp import swept_grad
 
     swept_grad(ctx, lambda t: tf.math.reduce_mean(t * t), lambda x: 2 * x / x.size, dtype, mode)
+
+
+# The study's other kinds of paths: the documented errors for bad arguments (an axis out of
+# range, strings: exact type and message), the full grid of axis x keepdims, the Hessian
+# through nested GradientTapes of mean(x)**2 (2/n**2 everywhere) in float32 and float64,
+# and tf.vectorized_map of a row's mean, eager, in a tf.function and under XLA. New names;
+# the cases above keep their ids.
+@sweep("error-{form}", form=["axis-out-of-range", "string-input"])
+def mean_errors(ctx, form):
+    import tensorflow as tf
+    from tfhelp import check_raises
+
+    if form == "axis-out-of-range":
+        x = ctx.put(np.ones((3, 4), dtype="float32"))
+        check_raises(
+            ctx,
+            lambda: tf.math.reduce_mean(x, axis=2),
+            tf.errors.InvalidArgumentError,
+            r"Invalid reduction dimension \(2 for input with 2 dimension",
+        )
+    else:
+        s = tf.constant(["a"])
+        check_raises(
+            ctx,
+            lambda: tf.math.reduce_mean(s),
+            tf.errors.InvalidArgumentError,
+            r"Value for attr 'T' of string is not in the list of allowed values",
+        )
+
+
+@sweep(
+    "flags-axis-{axis}-{keepdims}-sweep", axis=["all", "0", "1", "both"], keepdims=["keep", "drop"]
+)
+def mean_flags(ctx, axis, keepdims):
+    import tensorflow as tf
+    from tfhelp import reduction_flags
+
+    reduction_flags(ctx, tf.math.reduce_mean, np.mean, axis, keepdims)
+
+
+@sweep("grad2-{dtype}-{mode}-sweep", dtype=GRAD2_FLOATS, mode=MODES)
+def mean_hessian(ctx, dtype, mode):
+    import tensorflow as tf
+    from tfhelp import swept_hessian
+
+    swept_hessian(
+        ctx,
+        lambda t: tf.math.reduce_mean(t) ** 2,
+        lambda x: np.full((x.size, x.size), 2.0 / x.size**2),
+        dtype,
+        mode,
+    )
+
+
+@sweep("vectorized-map-{mode}-sweep", mode=MODES)
+def mean_vectorized_map(ctx, mode):
+    import tensorflow as tf
+    from tfhelp import swept_vectorized_map
+
+    swept_vectorized_map(
+        ctx,
+        lambda t: tf.math.reduce_mean(t, axis=-1),
+        lambda x: np.mean(x, axis=-1),
+        "float32",
+        mode,
+        scale=4.0,
+    )

@@ -1,7 +1,7 @@
 """tf.reshape: -1 inference, scalars, dtypes, graph/XLA, invalid sizes, gradient."""
 
 import numpy as np
-from tfhelp import ALL_DTYPES, MODES, by_mode, raises
+from tfhelp import ALL_DTYPES, GRAD2_FLOATS, MODES, by_mode, raises
 
 from portbench_runner.api import case, sweep
 
@@ -72,3 +72,50 @@ def reshape_dtypes(ctx, dtype, mode):
     out = ctx.measure(by_mode(ctx, lambda t: tf.reshape(t, (-1, 10)), mode), x)
     ctx.check(out.dtype.name == dtype, f"dtype {out.dtype.name}, not {dtype}", "type")
     ctx.check_equal(out, exact.reshape(-1, 10))
+
+
+# The study's other kinds of paths: the documented errors for bad shapes (a size that does
+# not fit, two -1s, a negative size other than -1: exact type and message), the Hessian
+# through nested GradientTapes of sum(reshape(x)**3) (diag(6x)) in float32 and float64, and
+# tf.vectorized_map of a reshape, eager, in a tf.function and under XLA. New names; the
+# cases above keep their ids.
+@sweep("error-{form}", form=["size-mismatch", "two-unknown", "negative-size"])
+def reshape_errors(ctx, form):
+    import tensorflow as tf
+    from tfhelp import check_raises
+
+    x = ctx.put(np.ones((3, 4), dtype="float32"))
+    shape, pattern = {
+        "size-mismatch": (
+            (5, 3),
+            r"Input to reshape is a tensor with 12 values, but the requested shape has 15",
+        ),
+        "two-unknown": ((-1, -1), r"Only one input size may be -1"),
+        "negative-size": ((-2, 6), r"Size 0 must be non-negative, not -2"),
+    }[form]
+    check_raises(ctx, lambda: tf.reshape(x, shape), tf.errors.InvalidArgumentError, pattern)
+
+
+@sweep("grad2-{dtype}-{mode}-sweep", dtype=GRAD2_FLOATS, mode=MODES)
+def reshape_hessian(ctx, dtype, mode):
+    import tensorflow as tf
+    from tfhelp import swept_hessian
+
+    swept_hessian(
+        ctx,
+        lambda t: tf.reduce_sum(tf.reshape(t, (2, 3, 2)) ** 3),
+        lambda x: np.diag(6 * x),
+        dtype,
+        mode,
+        shape=(12,),
+    )
+
+
+@sweep("vectorized-map-{mode}-sweep", mode=MODES)
+def reshape_vectorized_map(ctx, mode):
+    import tensorflow as tf
+    from tfhelp import swept_vectorized_map
+
+    swept_vectorized_map(
+        ctx, lambda t: tf.reshape(t, (-1,)), lambda x: np.reshape(x, (-1,)), "float32", mode
+    )

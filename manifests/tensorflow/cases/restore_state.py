@@ -142,3 +142,18 @@ def eager(ctx):
 
     out = ctx.measure(raises(tf.compat.v1.TextLineReader, RuntimeError))
     ctx.check(out == "RuntimeError", f"an eager TextLineReader raised {out}", "other")
+
+
+# The study's other kind of path here: the documented error for a reader in eager mode
+# (exact type and message). New name; the cases above keep their ids.
+@case("error-eager")
+def restore_state_error(ctx):
+    import tensorflow as tf
+    from tfhelp import check_raises
+
+    check_raises(
+        ctx,
+        tf.compat.v1.TextLineReader,
+        RuntimeError,
+        r"Readers are not supported when eager execution is enabled",
+    )

@@ -140,3 +140,44 @@ def fetch_forms(ctx, form):
         out_a, out_b = out[0], out[1]
     ctx.check_close(out_a, value.astype("float64") * 2.0, dtype="float32", what="double")
     ctx.check_close(np.float64(out_b), 7.0, dtype="float32", what="total")
+
+
+# The study's other kind of path here: the documented errors of Session.run (a closed
+# session, a fetch of None, a fetch that is no tensor, a feed key naming no tensor, a graph
+# with nothing in it: exact type and message). New names; the cases above keep their ids.
+@sweep(
+    "error-{form}",
+    form=["closed-session", "none-fetch", "int-fetch", "unknown-feed-key", "empty-graph"],
+)
+def run_errors(ctx, form):
+    import tensorflow as tf
+    from tfhelp import check_raises
+
+    with v1_graph(ctx) as graph:
+        c = tf.constant(1.0)
+    sess = v1_session(tf.Graph() if form == "empty-graph" else graph)
+    if form == "closed-session":
+        sess.close()
+    call, exc, pattern = {
+        "closed-session": (lambda: sess.run(c), RuntimeError, r"Attempted to use a closed Session"),
+        "none-fetch": (
+            lambda: sess.run(None),
+            TypeError,
+            r"Argument `fetch` = None has invalid type",
+        ),
+        "int-fetch": (
+            lambda: sess.run(3),
+            TypeError,
+            r"Argument `fetch` = 3 has invalid type \"int\"",
+        ),
+        "unknown-feed-key": (
+            lambda: sess.run(c, {"nope:0": 1.0}),
+            TypeError,
+            r"Cannot interpret feed_dict key as Tensor",
+        ),
+        "empty-graph": (lambda: sess.run(c), RuntimeError, r"The Session graph is empty"),
+    }[form]
+    try:
+        check_raises(ctx, call, exc, pattern)
+    finally:
+        sess.close()

@@ -73,3 +73,61 @@ def mask_out_dtypes(ctx, dtype, mode):
     out = ctx.measure(fn, ctx.put(lens))
     check_dtype(ctx, out, dtype)
     ctx.check_equal(out, _mask(lens, 6).astype("float64" if dtype == "bfloat16" else dtype))
+
+
+# The study's other kinds of paths: the documented errors for a bad maxlen (a vector, a
+# negative one: exact type and message), the full grid of maxlen (absent, given) x output
+# dtype (bool, float32, int32) x lengths rank (1, 2), and tf.vectorized_map of sequence_mask
+# over a batch of length vectors, eager, in a tf.function and under XLA. New names; the
+# cases above keep their ids.
+@sweep("error-{form}", form=["vector-maxlen", "negative-maxlen"])
+def mask_errors(ctx, form):
+    import tensorflow as tf
+    from tfhelp import check_raises
+
+    if form == "vector-maxlen":
+        check_raises(
+            ctx,
+            lambda: tf.sequence_mask([1, 2], maxlen=[3, 4]),
+            ValueError,
+            r"Argument `maxlen` must be scalar for sequence_mask",
+        )
+    else:
+        check_raises(
+            ctx,
+            lambda: tf.sequence_mask([1, 2], maxlen=-1),
+            tf.errors.InvalidArgumentError,
+            r"Requires start <= limit when delta > 0: 0/-1",
+        )
+
+
+@sweep(
+    "flags-maxlen-{maxlen}-{dtype}-rank{rank}-sweep",
+    maxlen=["absent", "given"],
+    dtype=["bool", "float32", "int32"],
+    rank=[1, 2],
+)
+def mask_flags(ctx, maxlen, dtype, rank):
+    import tensorflow as tf
+
+    lengths = np.array([3, 0, 5, 2]) if rank == 1 else np.array([[3, 0], [5, 2]])
+    limit = 6 if maxlen == "given" else None
+    out = ctx.measure(
+        lambda t: tf.sequence_mask(t, maxlen=limit, dtype=getattr(tf, dtype)),
+        ctx.put(lengths.astype("int32")),
+    )
+    ctx.check(out.dtype.name == dtype, f"dtype {out.dtype.name}, not {dtype}", "type")
+    width = 6 if limit else int(lengths.max())
+    ctx.check_equal(out, (np.arange(width) < lengths[..., None]).astype(dtype))
+
+
+@sweep("vectorized-map-{mode}-sweep", mode=MODES)
+def mask_vectorized_map(ctx, mode):
+    import tensorflow as tf
+
+    lengths = ctx.rng.integers(0, 6, (5, 3)).astype("int32")
+    out = ctx.measure(
+        by_mode(ctx, lambda t: tf.vectorized_map(lambda r: tf.sequence_mask(r, maxlen=6), t), mode),
+        ctx.put(lengths),
+    )
+    ctx.check_equal(out, np.arange(6) < lengths[..., None])

@@ -1,7 +1,7 @@
 """tf.linalg.set_diag: square, batched, rectangular, bands k, dtypes, graph/XLA, gradient."""
 
 import numpy as np
-from tfhelp import ALL_DTYPES, COMPLEXES, MODES, REAL_FLOATS, by_mode
+from tfhelp import ALL_DTYPES, COMPLEXES, GRAD2_FLOATS, MODES, REAL_FLOATS, by_mode
 
 from portbench_runner.api import case, sweep
 
@@ -115,3 +115,101 @@ def set_diag_grad_dtypes(ctx, dtype, mode):
     gx, gd = ctx.measure(by_mode(ctx, grads, mode), x, d)
     check_swept(ctx, gx, 3.0 * (1.0 - np.eye(3)))
     check_swept(ctx, gd, np.full(3, 3.0))
+
+
+def _set_diags(x, diags, k, align):
+    """set_diag's documented result: diagonals k (an int or a (lo, hi) band) of x replaced,
+    a band stored longest first with the shorter ones aligned as ``align`` says."""
+    out = x.copy()
+    rows, cols = x.shape[-2:]
+    lo, hi = (k, k) if isinstance(k, int) else k
+    table = diags if isinstance(k, tuple) else diags[None]
+    longest = table.shape[-1]
+    for row, d in enumerate(range(hi, lo - 1, -1)):
+        n = min(rows - max(-d, 0), cols - max(d, 0))
+        side = align.split("_")[0 if d >= 0 else 1]
+        values = table[row, :n] if side == "LEFT" else table[row, longest - n :]
+        i = np.arange(n) + max(-d, 0)
+        out[i, i + d] = values
+    return out
+
+
+# The study's other kinds of paths: the documented errors for bad arguments (a diagonal of
+# the wrong length, a 1-d input: exact type and message), the full grid of k (main, a
+# superdiagonal, a band) x align (all four), the Hessian through nested GradientTapes of
+# sum(set_diag(x, d)**3) in x (diag(6x) off the diagonal, 0 on it) in float32 and float64,
+# and tf.vectorized_map of set_diag over a batch, eager, in a tf.function and under XLA. New
+# names; the cases above keep their ids.
+@sweep("error-{form}", form=["diagonal-length", "one-d-input"])
+def set_diag_errors(ctx, form):
+    import tensorflow as tf
+    from tfhelp import check_raises
+
+    if form == "diagonal-length":
+        x, d = ctx.put(np.ones((3, 3), dtype="float32")), ctx.put(np.ones(4, dtype="float32"))
+        check_raises(
+            ctx,
+            lambda: tf.linalg.set_diag(x, d),
+            tf.errors.InvalidArgumentError,
+            r"first dimensions of diagonal don't match",
+        )
+    else:
+        v = ctx.put(np.ones(3, dtype="float32"))
+        check_raises(
+            ctx,
+            lambda: tf.linalg.set_diag(v, v),
+            tf.errors.InvalidArgumentError,
+            r"input must be at least 2-dim",
+        )
+
+
+@sweep(
+    "flags-k-{k}-{align}-sweep",
+    k=["main", "super", "band"],
+    align=["RIGHT_LEFT", "LEFT_RIGHT", "LEFT_LEFT", "RIGHT_RIGHT"],
+)
+def set_diag_flags(ctx, k, align):
+    import tensorflow as tf
+
+    x = ctx.rng.standard_normal((4, 5)).astype("float32")
+    kk = {"main": 0, "super": 1, "band": (-1, 1)}[k]
+    width = {"main": 4, "super": 4, "band": 4}[k]
+    diags = ctx.rng.standard_normal((3, width) if k == "band" else (width,)).astype("float32")
+    out = ctx.measure(
+        lambda t, d: tf.linalg.set_diag(t, d, k=kk, align=align), ctx.put(x), ctx.put(diags)
+    )
+    ctx.check_equal(out, _set_diags(x, diags, kk, align))
+
+
+@sweep("grad2-{dtype}-{mode}-sweep", dtype=GRAD2_FLOATS, mode=MODES)
+def set_diag_hessian(ctx, dtype, mode):
+    import tensorflow as tf
+    from tfhelp import swept_hessian
+
+    off = 1.0 - np.eye(3).ravel()
+
+    def f(t):
+        m = tf.reshape(t, (3, 3))
+        return tf.reduce_sum(tf.linalg.set_diag(m, tf.ones(3, t.dtype)) ** 3)
+
+    swept_hessian(ctx, f, lambda x: np.diag(6 * x * off), dtype, mode, shape=(9,))
+
+
+@sweep("vectorized-map-{mode}-sweep", mode=MODES)
+def set_diag_vectorized_map(ctx, mode):
+    import tensorflow as tf
+    from tfhelp import swept_vectorized_map
+
+    def ref(x):
+        out = x.copy()
+        np.fill_diagonal(out, -1.0)
+        return out
+
+    swept_vectorized_map(
+        ctx,
+        lambda t: tf.linalg.set_diag(t, -tf.ones(5, t.dtype)),
+        ref,
+        "float32",
+        mode,
+        shape=(6, 5, 7),
+    )

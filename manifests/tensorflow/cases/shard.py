@@ -109,3 +109,47 @@ def shard_forms(ctx, form):
         ds = tf.data.Dataset.range(0).shard(2, 1)
         out = ctx.measure(lambda: list(ds.as_numpy_iterator()))
         ctx.check(out == [], f"a shard of nothing gave {out}", "other")
+
+
+# The study's other kinds of paths: the documented errors for bad arguments (an index not
+# below num_shards, zero shards: exact type and message), the full grid of num_shards x index
+# (first, last), and checkpoint and restore of an iterator over a shard (the restore resumes
+# at the saved position). New names; the cases above keep their ids.
+@sweep("error-{form}", form=["index-not-below-shards", "zero-shards"])
+def shard_errors(ctx, form):
+    import tensorflow as tf
+    from tfhelp import check_raises
+
+    if form == "index-not-below-shards":
+        call, pattern = (
+            (lambda: list(tf.data.Dataset.range(5).shard(2, 2))),
+            r"Index must be between 0 and 1",
+        )
+    else:
+        call, pattern = (
+            (lambda: list(tf.data.Dataset.range(5).shard(0, 0))),
+            r"Number of shards must be greater than zero",
+        )
+    check_raises(ctx, call, tf.errors.InvalidArgumentError, pattern)
+
+
+@sweep("flags-shards{shards}-index-{index}-sweep", shards=[1, 2, 5], index=["first", "last"])
+def shard_flags(ctx, shards, index):
+    import tensorflow as tf
+
+    i = 0 if index == "first" else shards - 1
+    ds = tf.data.Dataset.range(23).shard(shards, i)
+    out = ctx.measure(lambda: list(ds.as_numpy_iterator()))
+    ctx.check(out == list(range(i, 23, shards)), f"shard({shards}, {i}) gave {out}", "other")
+
+
+@case("checkpoint-iterator")
+def shard_checkpoint(ctx):
+    import tensorflow as tf
+    from tfhelp import check_elements, iterator_checkpoint
+
+    ds = tf.data.Dataset.range(40).shard(3, 1)
+    before, uninterrupted, restored = iterator_checkpoint(ctx, ds, consumed=5)
+    every = [np.int64(v) for v in range(1, 40, 3)]
+    check_elements(ctx, before + uninterrupted, every, "the saved run")
+    check_elements(ctx, restored, every[5:], "after the restore")

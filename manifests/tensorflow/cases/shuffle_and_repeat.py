@@ -119,3 +119,64 @@ def forms(ctx, form):
         ctx.check(sorted(out) == list(range(10)), f"one epoch gave {out}", "other")
     else:
         ctx.check(out == list(range(10)) * 2, f"a buffer of 1 reordered: {out}", "other")
+
+
+# The study's other kinds of paths: the documented errors for bad arguments (a zero buffer,
+# a zero count: exact type and message), the full grid of count (1, 3) x seed (seeded,
+# unseeded): every epoch a permutation, seeded orders reproducible, and checkpoint and
+# restore of an iterator in the middle of an epoch (the restore resumes the uninterrupted
+# run's order at the saved position). New names; the cases above keep their ids.
+@sweep("error-{form}", form=["zero-buffer", "zero-count"])
+def shuffle_and_repeat_errors(ctx, form):
+    import tensorflow as tf
+    from tfhelp import check_raises
+
+    op = ctx.require(NAME)
+    buffer, count, pattern = (
+        (0, 1, r"buffer_size must be greater than zero")
+        if form == "zero-buffer"
+        else (3, 0, r"count must be greater than zero")
+    )
+    check_raises(
+        ctx,
+        lambda: list(tf.data.Dataset.range(3).apply(op(buffer, count))),
+        tf.errors.InvalidArgumentError,
+        pattern,
+    )
+
+
+@sweep("flags-count{count}-{seed}-sweep", count=[1, 3], seed=["seeded", "unseeded"])
+def shuffle_and_repeat_flags(ctx, count, seed):
+    import tensorflow as tf
+
+    op = ctx.require(NAME)
+    kw = {"seed": 11} if seed == "seeded" else {}
+    ds = tf.data.Dataset.range(12).apply(op(buffer_size=12, count=count, **kw))
+    out = ctx.measure(lambda: list(ds.as_numpy_iterator()))
+    ctx.check(len(out) == 12 * count, f"{len(out)} elements, expected {12 * count}", "other")
+    for e in range(count):
+        ctx.check_equal(np.sort(out[e * 12 : (e + 1) * 12]), np.arange(12), what=f"epoch {e}")
+    if seed == "seeded":
+        # The same seed in a new dataset gives the same order (a second pass over one dataset
+        # reshuffles: reshuffle_each_iteration).
+        again = tf.data.Dataset.range(12).apply(op(buffer_size=12, count=count, **kw))
+        ctx.check(
+            out == list(again.as_numpy_iterator()), "the same seed gave another order", "other"
+        )
+
+
+@case("checkpoint-mid-epoch")
+def shuffle_and_repeat_checkpoint(ctx):
+    import tensorflow as tf
+    from tfhelp import check_elements, iterator_checkpoint
+
+    op = ctx.require(NAME)
+    ds = tf.data.Dataset.range(15).apply(op(buffer_size=6, count=2, seed=3))
+    before, uninterrupted, restored = iterator_checkpoint(ctx, ds, consumed=9)
+    run = before + uninterrupted
+    ctx.check(len(run) == 30, f"{len(run)} elements in two epochs of 15", "other")
+    for e in range(2):
+        ctx.check_equal(
+            np.sort(np.asarray(run[e * 15 : (e + 1) * 15])), np.arange(15), what=f"epoch {e}"
+        )
+    check_elements(ctx, restored, uninterrupted, "after the restore")

@@ -154,3 +154,26 @@ def forms(ctx, form):
     got = _reload_and_run(ctx, export_dir, {"x": x})
     expected = {"scalar-input": 10.0, "variable-only-output": 4.0, "no-variables": x * 3.0}[form]
     ctx.check_close(got["y"], np.asarray(expected, dtype="float64"), dtype="float32")
+
+
+# The study's other kind of path here: the documented error for an export folder that holds
+# files already (exact type and message). New name; the cases above keep their ids.
+@case("error-folder-not-empty")
+def simple_save_error(ctx):
+    import tensorflow as tf
+    from tfhelp import check_raises
+
+    v1 = tf.compat.v1
+    with tempfile.TemporaryDirectory() as folder:
+        with open(os.path.join(folder, "already-here"), "w", encoding="utf-8") as fh:
+            fh.write("x")
+        with v1_graph(ctx) as graph:
+            x = v1.placeholder(tf.float32, (None,))
+            y = x * 2
+        with v1_session(graph) as sess:
+            check_raises(
+                ctx,
+                lambda: v1.saved_model.simple_save(sess, folder, {"x": x}, {"y": y}),
+                AssertionError,
+                r"Export directory .* already exists, and isn't empty",
+            )

@@ -1,7 +1,7 @@
 """tensorflow.python.framework.smart_cond.smart_cond: static predicates call one branch, dynamic ones build tf.cond."""
 
 import numpy as np
-from tfhelp import ALL_DTYPES, MODES, by_mode
+from tfhelp import ALL_DTYPES, GRAD2_FLOATS, MODES, by_mode
 
 from portbench_runner.api import case, sweep
 
@@ -113,3 +113,54 @@ def pred_forms(ctx, form, mode):
     out = ctx.measure(by_mode(ctx, fn, mode), x)
     expected = {"grad-true": 2 * x_np, "grad-false": np.full(3, 5.0)}.get(form, x_np * 2.0)
     ctx.check_close(out, expected.astype("float64"), dtype="float32")
+
+
+# The study's other kinds of paths: the documented errors for branches that are not
+# callable (exact type and message), second derivatives through a dynamic smart_cond
+# (nested GradientTapes: x**3 where x > 0, -x**2 elsewhere, so 6x or -2) in float32 and
+# float64, and tf.vectorized_map of a smart_cond on a static predicate, eager, in a
+# tf.function and under XLA. New names; the cases above keep their ids.
+@sweep("error-{form}", form=["true-fn-not-callable", "false-fn-not-callable"])
+def smart_cond_errors(ctx, form):
+    from tfhelp import check_raises
+
+    smart_cond = ctx.require(NAME)
+    if form == "true-fn-not-callable":
+        check_raises(
+            ctx,
+            lambda: smart_cond(True, 1, lambda: 2),
+            TypeError,
+            r"Argument `true_fn` must be callable\. Received 1",
+        )
+    else:
+        check_raises(
+            ctx,
+            lambda: smart_cond(True, lambda: 1, 2),
+            TypeError,
+            r"Argument `false_fn` must be callable\. Received 2",
+        )
+
+
+@sweep("grad2-{dtype}-{mode}-sweep", dtype=GRAD2_FLOATS, mode=MODES)
+def smart_cond_grad2(ctx, dtype, mode):
+    import tensorflow as tf
+    from tfhelp import swept_grad2
+
+    smart_cond = ctx.require(NAME)
+
+    def f(t):
+        # A per-element predicate needs a branch per element: map the scalar smart_cond.
+        return tf.map_fn(lambda v: smart_cond(v > 0, lambda: v**3, lambda: -(v**2)), t)
+
+    swept_grad2(ctx, f, lambda x: np.where(x > 0, 6 * x, -2.0), dtype, mode, shape=(16,))
+
+
+@sweep("vectorized-map-{mode}-sweep", mode=MODES)
+def smart_cond_vectorized_map(ctx, mode):
+    import tensorflow as tf
+    from tfhelp import swept_vectorized_map
+
+    smart_cond = ctx.require(NAME)
+    swept_vectorized_map(
+        ctx, lambda t: smart_cond(True, lambda: tf.sin(t), lambda: t), np.sin, "float32", mode
+    )

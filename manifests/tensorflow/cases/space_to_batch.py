@@ -1,7 +1,7 @@
 """tf.nn.space_to_batch: block shapes, paddings, dtypes, graph/XLA, gradient (NHWC, spatial dims 1..M)."""
 
 import numpy as np
-from tfhelp import ALL_DTYPES, MODES, REAL_FLOATS, by_mode, raises
+from tfhelp import ALL_DTYPES, GRAD2_FLOATS, MODES, REAL_FLOATS, by_mode, raises
 
 from portbench_runner.api import case, sweep
 
@@ -114,3 +114,62 @@ def stb_grad_dtypes(ctx, dtype, mode):
         return tf.nn.space_to_batch(tf.reshape(t, (1, 8, 8, 1)), [2, 4], [[0, 0], [0, 0]]) ** 2
 
     swept_grad(ctx, fn, lambda x: 2 * x, dtype, mode, shape=(64,))
+
+
+# The study's other kinds of paths: the documented errors for bad arguments (a padded size
+# the block does not divide, a negative padding, a zero block: exact type and message), the
+# Hessian through nested GradientTapes of sum(space_to_batch(x)**3) (it only moves elements:
+# diag(6x)) in float32 and float64, and tf.vectorized_map of space_to_batch over an outer
+# axis, eager, in a tf.function and under XLA. New names; the cases above keep their ids.
+@sweep("error-{form}", form=["indivisible", "negative-padding", "zero-block"])
+def stb_errors(ctx, form):
+    import tensorflow as tf
+    from tfhelp import check_raises
+
+    shape, block, pads, pattern = {
+        "indivisible": ((1, 3, 3, 1), [2, 2], [[0, 0], [0, 0]], r"is not divisible by block"),
+        "negative-padding": (
+            (1, 4, 4, 1),
+            [2, 2],
+            [[-1, 1], [0, 0]],
+            r"Paddings must be non-negative",
+        ),
+        "zero-block": (
+            (1, 4, 4, 1),
+            [0, 2],
+            [[0, 0], [0, 0]],
+            r"All values in block_shape must be positive",
+        ),
+    }[form]
+    x = ctx.put(np.ones(shape, dtype="float32"))
+    check_raises(
+        ctx, lambda: tf.nn.space_to_batch(x, block, pads), tf.errors.InvalidArgumentError, pattern
+    )
+
+
+@sweep("grad2-{dtype}-{mode}-sweep", dtype=GRAD2_FLOATS, mode=MODES)
+def stb_hessian(ctx, dtype, mode):
+    import tensorflow as tf
+    from tfhelp import swept_hessian
+
+    def f(t):
+        return tf.reduce_sum(
+            tf.nn.space_to_batch(tf.reshape(t, (1, 4, 2, 1)), [2, 2], [[0, 0], [0, 0]]) ** 3
+        )
+
+    swept_hessian(ctx, f, lambda x: np.diag(6 * x), dtype, mode, shape=(8,))
+
+
+@sweep("vectorized-map-{mode}-sweep", mode=MODES)
+def stb_vectorized_map(ctx, mode):
+    import tensorflow as tf
+    from tfhelp import swept_vectorized_map
+
+    swept_vectorized_map(
+        ctx,
+        lambda t: tf.nn.space_to_batch(t, [2], [[1, 1]]),
+        lambda x: _space_to_batch(x, [2], [[1, 1]]),
+        "float32",
+        mode,
+        shape=(3, 2, 4, 2),
+    )

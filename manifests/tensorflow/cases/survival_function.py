@@ -3,7 +3,7 @@
 import math
 
 import numpy as np
-from tfhelp import MODES, by_mode, v1_graph, v1_session
+from tfhelp import GRAD2_FLOATS, MODES, by_mode, v1_graph, v1_session
 
 from portbench_runner.api import case, sweep
 
@@ -134,3 +134,55 @@ def gradient_dtypes(ctx, dtype, mode):
         return -np.exp(-0.5 * ((x - 0.5) / 2.0) ** 2) / (2.0 * np.sqrt(2 * np.pi))
 
     swept_grad(ctx, fn, dref, dtype, mode, lo=-6, hi=6)
+
+
+# The study's other kinds of paths: the documented error for integer parameters (exact type
+# and message), the second derivative of the survival function through nested
+# GradientTapes (z phi(z) / scale**2, z = (x - loc) / scale) in float32 and float64, and
+# tf.vectorized_map of the survival function with a per-row loc, eager, in a tf.function
+# and under XLA. New names; the cases above keep their ids.
+@case("error-integer-parameters")
+def sf_error(ctx):
+    from tfhelp import check_raises
+
+    normal = ctx.require(NAME)
+    check_raises(
+        ctx, lambda: normal(0, 1), ValueError, r"Expected floating point type, got <dtype: 'int32'>"
+    )
+
+
+@sweep("grad2-{dtype}-{mode}-sweep", dtype=GRAD2_FLOATS, mode=MODES)
+def sf_grad2(ctx, dtype, mode):
+    import tensorflow as tf
+    from tfhelp import swept_grad2
+
+    normal = ctx.require(NAME)
+
+    def d2(x):
+        z = (x - 0.5) / 1.5
+        return z * np.exp(-(z**2) / 2) / np.sqrt(2 * np.pi) / 1.5**2
+
+    swept_grad2(
+        ctx,
+        lambda t: normal(tf.constant(0.5, t.dtype), tf.constant(1.5, t.dtype)).survival_function(t),
+        d2,
+        dtype,
+        mode,
+        lo=-4.0,
+        hi=4.0,
+    )
+
+
+@sweep("vectorized-map-{mode}-sweep", mode=MODES)
+def sf_vectorized_map(ctx, mode):
+    from tfhelp import swept_vectorized_map
+
+    normal = ctx.require(NAME)
+    swept_vectorized_map(
+        ctx,
+        lambda t: normal(t[0], 1.5).survival_function(t),
+        lambda x: _sf(x, x[0], 1.5),
+        "float32",
+        mode,
+        scale=4.0,
+    )

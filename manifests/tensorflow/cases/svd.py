@@ -101,3 +101,65 @@ def svd_grad(ctx, dtype, mode):
     u, _, vt = np.linalg.svd(a.astype("float64"), full_matrices=False)
     tol = 1e-4 if dtype == "float32" else 1e-10
     ctx.check_close(out, u @ vt, rtol=tol, atol=tol)
+
+
+# The study's other kinds of paths: the documented errors for bad inputs (a 1-d input,
+# integers: exact type and message), the full grid of full_matrices x compute_uv, and
+# tf.vectorized_map of svd over a batch (singular values), eager, in a tf.function and
+# under XLA. New names; the cases above keep their ids.
+@sweep("error-{form}", form=["one-d-input", "integer-input"])
+def svd_errors(ctx, form):
+    import tensorflow as tf
+    from tfhelp import check_raises
+
+    if form == "one-d-input":
+        v = ctx.put(np.ones(3, dtype="float32"))
+        check_raises(
+            ctx,
+            lambda: tf.linalg.svd(v),
+            tf.errors.InvalidArgumentError,
+            r"Input tensor 0 must have rank >= 2",
+        )
+    else:
+        m = ctx.put(np.ones((3, 3), dtype="int32"))
+        check_raises(
+            ctx,
+            lambda: tf.linalg.svd(m),
+            tf.errors.InvalidArgumentError,
+            r"Value for attr 'T' of int32 is not in the list of allowed values",
+        )
+
+
+@sweep("flags-{full}-{uv}-sweep", full=["full-matrices", "reduced"], uv=["uv", "values-only"])
+def svd_flags(ctx, full, uv):
+    import tensorflow as tf
+
+    a = ctx.rng.standard_normal((7, 4))
+    flags = {"full_matrices": full == "full-matrices", "compute_uv": uv == "uv"}
+    out = ctx.measure(lambda m: tf.linalg.svd(m, **flags), ctx.put(a))
+    singular = np.linalg.svd(a, compute_uv=False)
+    if not flags["compute_uv"]:
+        ctx.check_close(out, singular, rtol=1e-10, atol=1e-10)
+        return
+    s, u, v = (np.asarray(ctx.to_numpy(t)) for t in out)  # TF returns (s, u, v), not vh
+    ctx.check(
+        u.shape == ((7, 7) if flags["full_matrices"] else (7, 4)), f"u has shape {u.shape}", "other"
+    )
+    ctx.check_close(s, singular, rtol=1e-10, atol=1e-10)
+    ctx.check_close(u[:, :4] * s @ v.T, a, rtol=1e-10, atol=1e-10, what="u s v^T")
+
+
+@sweep("vectorized-map-{mode}-sweep", mode=MODES)
+def svd_vectorized_map(ctx, mode):
+    import tensorflow as tf
+    from tfhelp import swept_vectorized_map
+
+    swept_vectorized_map(
+        ctx,
+        lambda t: tf.linalg.svd(t, compute_uv=False),
+        lambda x: np.linalg.svd(x, compute_uv=False),
+        "float32",
+        mode,
+        shape=(4, 5, 3),
+        scale=10.0,
+    )

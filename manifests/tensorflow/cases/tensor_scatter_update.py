@@ -1,7 +1,7 @@
 """tf.tensor_scatter_nd_update: element and slice updates, dtypes, graph/XLA, bad indices, gradient."""
 
 import numpy as np
-from tfhelp import EVERY_DTYPE, INDEX_INTS, MODES, REAL_FLOATS, by_mode, raises
+from tfhelp import EVERY_DTYPE, GRAD2_FLOATS, INDEX_INTS, MODES, REAL_FLOATS, by_mode, raises
 
 from portbench_runner.api import case, sweep
 
@@ -177,3 +177,106 @@ def scatter_grad_dtypes(ctx, dtype, mode):
     mask[[0, 2, 3], [3, 2, 0]] = 0.0
     ctx.check_close(gt, w * mask, dtype=dtype)
     ctx.check_close(gu, w[[0, 2, 3], [3, 2, 0]], dtype=dtype)
+
+
+# The study's other kinds of paths: the documented errors for bad indices and updates (an
+# index out of range, index vectors deeper than the tensor, updates of the wrong length:
+# exact type and message), duplicate indices (the study's own tests: on the CPU the last
+# update wins; TensorFlow documents the order as nondeterministic on GPUs, so elsewhere each
+# duplicated target holds one of its updates), the Hessian through nested GradientTapes of
+# sum(scatter(x)**3) in x (diag(6x), 0 where overwritten) in float32 and float64, and
+# tf.vectorized_map of a scatter over a batch, eager, in a tf.function and under XLA. New
+# names; the cases above keep their ids.
+@sweep("error-{form}", form=["index-out-of-range", "index-too-deep", "updates-length"])
+def scatter_errors(ctx, form):
+    import tensorflow as tf
+    from tfhelp import check_raises
+
+    t = ctx.put(np.zeros(4, dtype="float32"))
+    idx, upd, pattern = {
+        "index-out-of-range": ([[5]], [1.0], r"indices\[0\] = \[5\] does not index into"),
+        "index-too-deep": ([[1, 2]], [1.0], r"Inner dimensions of output shape must match"),
+        "updates-length": ([[1]], [1.0, 2.0], r"Outer dimensions of indices and update"),
+    }[form]
+    check_raises(
+        ctx,
+        lambda: tf.tensor_scatter_nd_update(t, idx, upd),
+        tf.errors.InvalidArgumentError,
+        pattern,
+    )
+
+
+@sweep("duplicate-{form}-{mode}-sweep", form=["elements", "rows"], mode=MODES)
+def scatter_duplicates(ctx, form, mode):
+    import tensorflow as tf
+
+    if form == "elements":
+        base = np.zeros((10, 1), dtype="float32")
+        idx = np.array([[5], [2], [5], [5]], dtype="int32")
+        upd = np.array([[4.0], [1.0], [8.0], [6.0]], dtype="float32")
+    else:
+        base = np.zeros((4, 5), dtype="float32")
+        idx = np.array([[1], [3], [3]], dtype="int32")
+        upd = np.arange(15, dtype="float32").reshape(3, 5) + 1
+    out = np.asarray(
+        ctx.to_numpy(
+            ctx.measure(
+                by_mode(ctx, tf.tensor_scatter_nd_update, mode),
+                ctx.put(base),
+                ctx.put(idx),
+                ctx.put(upd),
+            )
+        )
+    )
+    targets = idx[:, 0]
+    for t in np.unique(targets):
+        candidates = upd[targets == t]
+        if ctx.flavor == "cpu":
+            ctx.check_equal(
+                out[t], candidates[-1], what=f"row {t}, written {len(candidates)} times (last wins)"
+            )
+        else:
+            ctx.check(
+                any(np.array_equal(out[t], c) for c in candidates),
+                f"row {t} holds none of its updates",
+                "other",
+            )
+    untouched = np.setdiff1d(np.arange(base.shape[0]), targets)
+    ctx.check_equal(out[untouched], base[untouched])
+
+
+@sweep("grad2-{dtype}-{mode}-sweep", dtype=GRAD2_FLOATS, mode=MODES)
+def scatter_hessian(ctx, dtype, mode):
+    import tensorflow as tf
+    from tfhelp import swept_hessian
+
+    idx = np.array([[1], [4]], dtype="int32")
+    kept = np.ones(6)
+    kept[[1, 4]] = 0.0
+
+    def f(t):
+        return tf.reduce_sum(tf.tensor_scatter_nd_update(t, idx, tf.ones(2, t.dtype)) ** 3)
+
+    swept_hessian(ctx, f, lambda x: np.diag(6 * x * kept), dtype, mode, shape=(6,))
+
+
+@sweep("vectorized-map-{mode}-sweep", mode=MODES)
+def scatter_vectorized_map(ctx, mode):
+    import tensorflow as tf
+    from tfhelp import swept_vectorized_map
+
+    idx = np.array([[0, 1], [3, 2]], dtype="int32")
+
+    def ref(x):
+        out = x.copy()
+        out[0, 1], out[3, 2] = -1.0, -2.0
+        return out
+
+    swept_vectorized_map(
+        ctx,
+        lambda t: tf.tensor_scatter_nd_update(t, idx, tf.constant([-1.0, -2.0])),
+        ref,
+        "float32",
+        mode,
+        shape=(5, 4, 3),
+    )

@@ -204,3 +204,211 @@ def host_exact(ctx, tensor):
     import numpy as np
 
     return np.asarray(ctx.to_numpy(tensor))
+
+
+# -- the study's other kinds of paths (issue #33) ------------------------------------------
+# Error paths, golden values, indexing forms, transforms (tf.vectorized_map, second-order
+# gradients through nested GradientTapes), flag grids, duplicate indices and checkpoints of
+# iterators. Case names start with the kind's word (``error-``, ``golden-``, ``index-``,
+# ``vectorized-map-``/``grad2-``, ``flags-``, ``duplicate-``, ``checkpoint-``) so the
+# coverage table can count them from the ids alone.
+
+
+def for_release(ctx, rows):
+    """The value recorded for this release: ``rows`` is ``((first_release, value), ...)`` in
+    release order, each holding up to the next row's first release; ``None`` before the
+    first row."""
+    chosen = None
+    for first, value in rows:
+        if ctx.version_at_least(first):
+            chosen = value
+    return chosen
+
+
+def check_raises(ctx, call, exc_type, pattern):
+    """The documented error path: ``call()`` raises exactly ``exc_type`` (the class itself,
+    not a subclass or a parent) with a message that ``pattern`` (a regular expression)
+    searches. The measured call returns the exception's class name, which is what the CPU
+    twin compares; returning normally, or raising anything else, fails the case."""
+    import re
+
+    caught = []
+
+    def attempt():
+        del caught[:]
+        try:
+            call()
+        except Exception as exc:  # any exception: the wrong one is what the case reports
+            caught.append(exc)
+            return type(exc).__name__
+        return "no exception"
+
+    ctx.measure(attempt)
+    want = f"{exc_type.__module__}.{exc_type.__qualname__}"
+    ctx.check(caught, f"returned normally; expected {want}", "other")
+    exc = caught[0]
+    got = f"{type(exc).__module__}.{type(exc).__qualname__}"
+    text = str(exc)
+    # Long messages (TensorFlow prefixes its op's wrapped name) are shown by both ends.
+    shown = text if len(text) <= 500 else f"{text[:150]} ... {text[-300:]}"
+    ctx.check(type(exc) is exc_type, f"raised {got}: {shown!r}; expected {want}", "other")
+    ctx.check(
+        re.search(pattern, text), f"{got} message {shown!r} does not match {pattern!r}", "other"
+    )
+
+
+def check_golden(ctx, out, rows, what="result", rtol=0.0):
+    """``out`` against the golden values recorded for this release (``for_release`` rows of
+    values the framework itself computed once); exact unless ``rtol``. A release no row
+    covers is a skip: its values were never recorded."""
+    import numpy as np
+
+    values = for_release(ctx, rows)
+    if values is None:
+        ctx.skip(f"no golden values recorded for tensorflow {ctx.version}")
+    expected = np.asarray(values)
+    got = np.asarray(ctx.to_numpy(out))
+    if rtol:
+        ctx.check_close(got, expected, rtol=rtol, atol=rtol, what=what)
+    else:
+        ctx.check_equal(got, expected.astype(got.dtype), what=what)
+
+
+def second_derivative(fn):
+    """The elementwise second derivative of an elementwise ``fn``: two nested GradientTapes
+    (d/dx of d/dx sum(fn(x)))."""
+    import tensorflow as tf
+
+    def d2(x):
+        with tf.GradientTape() as outer:
+            outer.watch(x)
+            with tf.GradientTape() as inner:
+                inner.watch(x)
+                y = tf.reduce_sum(fn(x))
+            dy = inner.gradient(y, x)
+        return outer.gradient(dy, x)
+
+    return d2
+
+
+def swept_grad2(ctx, fn, d2ref, dtype, mode, lo=-3.0, hi=3.0, scale=1.0, shape=(64,)):
+    """The second derivative of an elementwise ``fn`` through nested GradientTapes, in one
+    float dtype and mode, against the analytic ``d2ref``; it keeps the input's dtype."""
+    x, exact = placed(ctx, draw(ctx, shape, dtype, lo, hi), dtype)
+    out = ctx.measure(by_mode(ctx, second_derivative(fn), mode), x)
+    ctx.check(out_dtype(out) == dtype, f"the second derivative is {out_dtype(out)}", "type")
+    check_swept(ctx, out, d2ref(exact), scale)
+
+
+def hessian(f, pfor=True):
+    """The Hessian of a scalar ``f`` of a vector, from nested GradientTapes (the outer tape's
+    Jacobian of the inner gradient; ``pfor=False`` builds it row by row in a while loop, for
+    ops the vectorizer has no rule for)."""
+    import tensorflow as tf
+
+    def h(x):
+        # Row by row in eager mode needs a tape that outlives its first gradient.
+        with tf.GradientTape(persistent=not pfor) as outer:
+            outer.watch(x)
+            with tf.GradientTape() as inner:
+                inner.watch(x)
+                y = f(x)
+            g = inner.gradient(y, x)
+        return outer.jacobian(g, x, experimental_use_pfor=pfor)
+
+    return h
+
+
+def swept_hessian(ctx, f, href, dtype, mode, shape=(8,), lo=-2.0, hi=2.0, scale=1.0, pfor=True):
+    """The Hessian (nested GradientTapes) of a scalar ``f`` in one float dtype and mode
+    against ``href(x)`` (float64, shaped ``shape + shape``)."""
+    import numpy as np
+
+    x, exact = placed(ctx, draw(ctx, shape, dtype, lo, hi), dtype)
+    out = ctx.measure(by_mode(ctx, hessian(f, pfor), mode), x)
+    ctx.check(out_dtype(out) == dtype, f"the Hessian is {out_dtype(out)}", "type")
+    check_swept(ctx, out, np.asarray(href(exact)).reshape(tuple(shape) + tuple(shape)), scale)
+
+
+def swept_vectorized_map(ctx, fn, ref, dtype, mode, shape=(6, 5, 7), lo=-3.0, hi=3.0, scale=1.0):
+    """``tf.vectorized_map(fn, x)`` over the leading axis in one dtype and mode against ``ref``
+    applied to each row; the mapped output keeps the dtype ``fn`` gives one row."""
+    import numpy as np
+    import tensorflow as tf
+
+    x, exact = placed(ctx, draw(ctx, shape, dtype, lo, hi), dtype)
+    out = ctx.measure(by_mode(ctx, lambda t: tf.vectorized_map(fn, t), mode), x)
+    expected = np.stack([np.asarray(ref(row)) for row in exact])
+    one = out_dtype(fn(x[0]))
+    ctx.check(out_dtype(out) == one, f"vectorized_map gave {out_dtype(out)}, one row {one}", "type")
+    check_swept(ctx, out, expected, scale)
+
+
+def iterator_checkpoint(ctx, dataset, consumed):
+    """Checkpoint and restore of a tf.data iterator: ``consumed`` elements are read, the
+    iterator is saved with tf.train.Checkpoint, the rest is read (the uninterrupted run),
+    then the checkpoint is restored and the rest is read again. The measured call is the
+    restore and the reads after it. Returns (elements read before the save, the rest as the
+    uninterrupted run read it, the rest after the restore), each a list of NumPy values."""
+    import os
+    import tempfile
+
+    import numpy as np
+    import tensorflow as tf
+
+    def values(element):
+        return tf.nest.map_structure(np.asarray, element)
+
+    iterator = iter(dataset)
+    before = [values(next(iterator)) for _ in range(consumed)]
+    checkpoint = tf.train.Checkpoint(iterator=iterator)
+    with tempfile.TemporaryDirectory() as folder:
+        path = checkpoint.save(os.path.join(folder, "ckpt"))
+        uninterrupted = [values(e) for e in iterator]
+
+        def restore_and_read():
+            checkpoint.restore(path).assert_consumed()
+            return [values(e) for e in iterator]
+
+        restored = ctx.measure(restore_and_read, warm=False)
+    return before, uninterrupted, restored
+
+
+def check_elements(ctx, got, expected, what="elements"):
+    """Two lists of dataset elements (NumPy values or nested structures of them) are equal."""
+    import numpy as np
+    import tensorflow as tf
+
+    ctx.check(
+        len(got) == len(expected), f"{what}: {len(got)} elements, expected {len(expected)}", "other"
+    )
+    for i, (a, b) in enumerate(zip(got, expected)):
+        flat_a, flat_b = tf.nest.flatten(a), tf.nest.flatten(b)
+        ctx.check(
+            len(flat_a) == len(flat_b)
+            and all(np.array_equal(u, v) for u, v in zip(flat_a, flat_b)),
+            f"{what}: element {i} is {a!r}, expected {b!r}",
+            "other",
+        )
+
+
+#: The float widths second derivatives are taken in.
+GRAD2_FLOATS = ("float32", "float64")
+
+
+#: The axis forms a reduction's flag grid names: every axis, each single one, both.
+GRID_AXES = {"all": None, "0": 0, "1": 1, "both": (0, 1)}
+
+
+def reduction_flags(ctx, tfn, nfn, axis, keepdims, shape=(4, 6), lo=-3.0, hi=3.0, dtype="float32"):
+    """One point of a reduction's flag grid: ``axis`` (a key of :data:`GRID_AXES`) x
+    ``keepdims`` (``keep``/``drop``), against NumPy's own reduction with the same flags."""
+    import numpy as np
+
+    x, exact = placed(ctx, draw(ctx, shape, dtype, lo, hi), dtype)
+    ax = GRID_AXES[axis]
+    keep = keepdims == "keep"
+    out = ctx.measure(lambda t: tfn(t, axis=ax, keepdims=keep), x)
+    expected = np.asarray(nfn(exact, axis=ax, keepdims=keep))
+    n = int(np.prod(shape)) if ax is None else int(np.prod([shape[a] for a in np.atleast_1d(ax)]))
+    check_swept(ctx, out, expected, scale=max(1.0, n / 4))

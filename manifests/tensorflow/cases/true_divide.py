@@ -1,7 +1,7 @@
 """tf.math.truediv: float division, integer inputs promoted to float, broadcasting, /0, graph/XLA, gradient."""
 
 import numpy as np
-from tfhelp import MODES, bf16_round, by_mode
+from tfhelp import GRAD2_FLOATS, MODES, bf16_round, by_mode
 
 from portbench_runner.api import case, sweep
 
@@ -126,4 +126,67 @@ def truediv_grad_dtypes(ctx, dtype, mode):
         lo=0.5,
         hi=3,
         scale=2.0,
+    )
+
+
+# The study's other kinds of paths: the documented errors for bad operands (different float
+# dtypes, strings, shapes that do not broadcast: exact type and message), the second
+# derivative in the divisor through nested GradientTapes (d2/dy2 of x / y is 2x / y**3) in
+# float32 and float64, and tf.vectorized_map of a division, eager, in a tf.function and
+# under XLA. New names; the cases above keep their ids.
+@sweep("error-{form}", form=["mixed-dtypes", "strings", "shapes-do-not-broadcast"])
+def truediv_errors(ctx, form):
+    import tensorflow as tf
+    from tfhelp import check_raises
+
+    f32 = ctx.put(np.ones(2, dtype="float32"))
+    if form == "mixed-dtypes":
+        f64 = ctx.put(np.ones(2, dtype="float64"))
+        check_raises(
+            ctx,
+            lambda: tf.math.truediv(f32, f64),
+            TypeError,
+            r"`x` and `y` must have the same dtype",
+        )
+    elif form == "strings":
+        s = tf.constant(["a"])
+        check_raises(
+            ctx,
+            lambda: tf.math.truediv(s, s),
+            TypeError,
+            r"Invalid dtype tf\.string in __truediv__",
+        )
+    else:
+        f3 = ctx.put(np.ones(3, dtype="float32"))
+        check_raises(
+            ctx,
+            lambda: tf.math.truediv(f32, f3),
+            tf.errors.InvalidArgumentError,
+            r"Incompatible shapes: \[2\] vs\. \[3\]",
+        )
+
+
+@sweep("grad2-{dtype}-{mode}-sweep", dtype=GRAD2_FLOATS, mode=MODES)
+def truediv_grad2(ctx, dtype, mode):
+    import tensorflow as tf
+    from tfhelp import swept_grad2
+
+    swept_grad2(
+        ctx,
+        lambda t: tf.math.truediv(tf.constant(1.5, t.dtype), t),
+        lambda y: 3.0 / y**3,
+        dtype,
+        mode,
+        lo=0.5,
+        hi=3.0,
+    )
+
+
+@sweep("vectorized-map-{mode}-sweep", mode=MODES)
+def truediv_vectorized_map(ctx, mode):
+    import tensorflow as tf
+    from tfhelp import swept_vectorized_map
+
+    swept_vectorized_map(
+        ctx, lambda t: tf.math.truediv(t, t[0] + 4.0), lambda x: x / (x[0] + 4.0), "float32", mode
     )

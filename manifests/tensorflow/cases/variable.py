@@ -1,7 +1,7 @@
 """tf.Variable: creation from values, dtypes, assign ops, reads in tf.function/XLA, gradients."""
 
 import numpy as np
-from tfhelp import ALL_DTYPES, MODES, NUMERIC, REAL_FLOATS, by_mode, raises
+from tfhelp import ALL_DTYPES, GRAD2_FLOATS, MODES, NUMERIC, REAL_FLOATS, by_mode, raises
 
 from portbench_runner.api import case, sweep
 
@@ -182,3 +182,221 @@ def forms(ctx, form):
         ctx.check(not v.trainable, "trainable=False was not kept", "other")
     else:
         ctx.check(v.name == "counter:0", f"name {v.name}", "other")
+
+
+# The study's other kinds of paths for the Variable container: the documented errors for bad
+# arguments (an assign of another shape or dtype, no initial value, a scatter index out of
+# range: exact type and message), index forms (sliced and strided reads, sliced assigns,
+# gathers and scatters), duplicate indices in scatters (scatter_nd_add, scatter_add,
+# scatter_max and scatter_min combine every duplicate; scatter_nd_update keeps one of them),
+# the full grid of trainable x shape (static, open), second derivatives through nested
+# GradientTapes of sum(v**3) (6v) in float32 and float64, and checkpoint and restore with
+# tf.train.Checkpoint, eager, in a tf.function and under XLA. New names; the cases above
+# keep their ids.
+@sweep(
+    "error-{form}",
+    form=["assign-shape", "assign-dtype", "no-initial-value", "scatter-out-of-range"],
+)
+def variable_errors(ctx, form):
+    import tensorflow as tf
+    from tfhelp import check_raises
+
+    v = tf.Variable([1.0, 2.0])
+    call, exc, pattern = {
+        "assign-shape": (
+            lambda: v.assign([1.0, 2.0, 3.0]),
+            ValueError,
+            r"Cannot assign value to variable",
+        ),
+        "assign-dtype": (
+            lambda: v.assign(tf.constant([1, 2])),
+            ValueError,
+            r"Tensor conversion requested dtype float32 for Tensor with dtype int32",
+        ),
+        "no-initial-value": (
+            lambda: tf.Variable(None),
+            ValueError,
+            r"The `initial_value` arg to `tf\.Variable` must be specified",
+        ),
+        "scatter-out-of-range": (
+            lambda: v.scatter_nd_update([[5]], [1.0]),
+            tf.errors.InvalidArgumentError,
+            r"indices\[0\] = \[5\] does not index into",
+        ),
+    }[form]
+    check_raises(ctx, call, exc, pattern)
+
+
+VARIABLE_INDEX_FORMS = [
+    "slice-read",
+    "strided-read",
+    "negative-step-read",
+    "slice-assign",
+    "strided-assign",
+    "gather",
+    "scatter-nd-update",
+]
+
+
+@sweep("index-{form}-{mode}-sweep", form=VARIABLE_INDEX_FORMS, mode=MODES)
+def variable_index_forms(ctx, form, mode):
+    import tensorflow as tf
+
+    x = np.arange(24, dtype="float32").reshape(4, 6)
+    v = tf.Variable(x)
+
+    def act():
+        if form == "slice-read":
+            return v[1:3, 2:]
+        if form == "strided-read":
+            return v[::2, 1::2]
+        if form == "negative-step-read":
+            return v[::-1, -2:]
+        if form == "slice-assign":
+            v[1:3, 2:].assign(tf.fill((2, 4), -1.0))
+            return v.read_value()
+        if form == "strided-assign":
+            v[::2, ::3].assign(tf.fill((2, 2), -2.0))
+            return v.read_value()
+        if form == "gather":
+            return v.sparse_read([3, 0, 3])
+        v.scatter_nd_update([[0, 5], [3, 1]], [-3.0, -4.0])
+        return v.read_value()
+
+    out = ctx.measure(by_mode(ctx, act, mode), warm=False)
+    expected = x.copy()
+    if form == "slice-read":
+        expected = x[1:3, 2:]
+    elif form == "strided-read":
+        expected = x[::2, 1::2]
+    elif form == "negative-step-read":
+        expected = x[::-1, -2:]
+    elif form == "slice-assign":
+        expected[1:3, 2:] = -1.0
+    elif form == "strided-assign":
+        expected[::2, ::3] = -2.0
+    elif form == "gather":
+        expected = x[[3, 0, 3]]
+    else:
+        expected[0, 5], expected[3, 1] = -3.0, -4.0
+    ctx.check_equal(out, expected)
+
+
+@sweep(
+    "duplicate-{op}-{mode}-sweep",
+    op=["scatter-nd-add", "scatter-add", "scatter-max", "scatter-min", "scatter-nd-update"],
+    mode=MODES,
+)
+def variable_duplicates(ctx, op, mode):
+    import tensorflow as tf
+
+    base = np.arange(1.0, 7.0, dtype="float32")
+    idx = np.array([1, 4, 1, 1, 4, 0])
+    upd = np.array([2.0, -3.0, 5.0, 0.5, 4.0, 10.0], dtype="float32")
+    v = tf.Variable(base)
+
+    def act():
+        if op == "scatter-nd-add":
+            v.scatter_nd_add(idx[:, None], upd)
+        elif op == "scatter-nd-update":
+            v.scatter_nd_update(idx[:, None], upd)
+        else:
+            slices = tf.IndexedSlices(tf.constant(upd), tf.constant(idx))
+            {
+                "scatter-add": v.scatter_add,
+                "scatter-max": v.scatter_max,
+                "scatter-min": v.scatter_min,
+            }[op](slices)
+        return v.read_value()
+
+    out = np.asarray(ctx.to_numpy(ctx.measure(by_mode(ctx, act, mode), warm=False)))
+    if op == "scatter-nd-update":
+        for target in np.unique(idx):
+            ctx.check(
+                out[target] in set(upd[idx == target].tolist()),
+                f"index {target} holds {out[target]}, none of its updates",
+                "other",
+            )
+        return
+    expected = base.astype("float64").copy()
+    ufunc = {
+        "scatter-nd-add": np.add,
+        "scatter-add": np.add,
+        "scatter-max": np.maximum,
+        "scatter-min": np.minimum,
+    }[op]
+    ufunc.at(expected, idx, upd.astype("float64"))
+    ctx.check_close(out, expected, dtype="float32")
+
+
+@sweep(
+    "flags-{trainable}-{shape}-sweep",
+    trainable=["trainable", "not-trainable"],
+    shape=["static-shape", "open-shape"],
+)
+def variable_flags(ctx, trainable, shape):
+    import tensorflow as tf
+
+    kw = {"trainable": trainable == "trainable"}
+    if shape == "open-shape":
+        kw["shape"] = tf.TensorShape(None)
+    v = ctx.measure(lambda: tf.Variable([1.0, 2.0], **kw))
+    with tf.GradientTape() as tape:
+        y = tf.reduce_sum(v * v)
+    grad = tape.gradient(y, v)
+    if kw["trainable"]:
+        ctx.check_equal(grad, np.array([2.0, 4.0], dtype="float32"))
+    else:
+        ctx.check(
+            grad is None, f"a variable with trainable=False was watched: gradient {grad}", "other"
+        )
+    if shape == "open-shape":
+        v.assign([5.0, 6.0, 7.0])
+        ctx.check_equal(v, np.array([5.0, 6.0, 7.0], dtype="float32"))
+    else:
+        ctx.check(v.shape.as_list() == [2], f"shape {v.shape}", "other")
+
+
+@sweep("grad2-{dtype}-{mode}-sweep", dtype=GRAD2_FLOATS, mode=MODES)
+def variable_grad2(ctx, dtype, mode):
+    import tensorflow as tf
+    from tfhelp import check_swept
+
+    x = ctx.rng.uniform(-2, 2, 16).astype(dtype)
+    v = tf.Variable(x)
+
+    def d2():
+        with tf.GradientTape() as outer:
+            with tf.GradientTape() as inner:
+                y = tf.reduce_sum(v**3)
+            dy = inner.gradient(y, v)
+        return outer.gradient(dy, v)
+
+    out = ctx.measure(by_mode(ctx, d2, mode))
+    ctx.check(out.dtype.name == dtype, f"dtype {out.dtype.name}", "type")
+    check_swept(ctx, out, 6 * x.astype("float64"))
+
+
+@case("checkpoint-save-restore")
+def variable_checkpoint(ctx):
+    import os
+    import tempfile
+
+    import tensorflow as tf
+
+    x = ctx.rng.standard_normal((3, 4)).astype("float32")
+    v = tf.Variable(x)
+    step = tf.Variable(7, dtype=tf.int64)
+    checkpoint = tf.train.Checkpoint(weights=v, step=step)
+    with tempfile.TemporaryDirectory() as folder:
+        path = checkpoint.save(os.path.join(folder, "ckpt"))
+        v.assign(tf.zeros((3, 4)))
+        step.assign(0)
+
+        def restore():
+            checkpoint.restore(path).assert_consumed()
+            return v.read_value(), step.read_value()
+
+        weights, count = ctx.measure(restore, warm=False)
+    ctx.check_equal(weights, x)
+    ctx.check_equal(count, np.int64(7))

@@ -206,3 +206,78 @@ def forms(ctx, form):
             ctx.check(
                 w.name == "vs/w:0" and op.name == "outer_ns/op:0", f"{w.name}, {op.name}", "other"
             )
+
+
+# The study's other kinds of paths: the documented errors (a second variable of one name
+# without reuse, reuse of a name never created, reuse with another shape, a reuse flag that
+# is no bool: exact type and message), and the full grid of reuse (None, True, AUTO_REUSE) x
+# whether the variable exists already: a new variable, the same one, or the documented
+# error. New names; the cases above keep their ids.
+@sweep(
+    "error-{form}", form=["duplicate-name", "reuse-missing", "reuse-other-shape", "reuse-not-bool"]
+)
+def variable_scope_errors(ctx, form):
+    import tensorflow as tf
+    from tfhelp import check_raises
+
+    v1 = tf.compat.v1
+
+    def attempt():
+        with v1_graph(ctx):
+            if form in ("duplicate-name", "reuse-other-shape"):
+                with v1.variable_scope("s"):
+                    v1.get_variable("v", [1])
+            if form == "reuse-not-bool":
+                with v1.variable_scope("s", reuse="yes"):
+                    pass
+                return
+            reuse = None if form == "duplicate-name" else True
+            with v1.variable_scope("s", reuse=reuse):
+                v1.get_variable("v", [2] if form == "reuse-other-shape" else [1])
+
+    pattern = {
+        "duplicate-name": r"Variable s/v already exists, disallowed",
+        "reuse-missing": r"Variable s/v does not exist, or was not created with tf\.get_variable\(\)",
+        "reuse-other-shape": r"Trying to share variable s/v, but specified shape \(2,\) and found shape \(1,\)",
+        "reuse-not-bool": r"The reuse parameter must be True or False or None",
+    }[form]
+    check_raises(ctx, attempt, ValueError, pattern)
+
+
+@sweep(
+    "flags-reuse-{reuse}-{exists}-sweep", reuse=["none", "true", "auto"], exists=["exists", "new"]
+)
+def variable_scope_flags(ctx, reuse, exists):
+    import tensorflow as tf
+    from tfhelp import Box
+
+    v1 = tf.compat.v1
+    flag = {"none": None, "true": True, "auto": v1.AUTO_REUSE}[reuse]
+    with v1_graph(ctx):
+        first = None
+        if exists == "exists":
+            with v1.variable_scope("s"):
+                first = v1.get_variable("v", [2], initializer=v1.ones_initializer())
+
+        def attempt():
+            try:
+                with v1.variable_scope("s", reuse=flag):
+                    return Box(
+                        (v1.get_variable("v", [2], initializer=v1.zeros_initializer()), None)
+                    )
+            except ValueError as exc:
+                return Box((None, exc))
+
+        got, error = ctx.measure(attempt, warm=False).value
+    # Documented: None creates (an existing name is an error), True reuses (a new name is an
+    # error), AUTO_REUSE creates or reuses.
+    should_fail = (reuse == "none" and exists == "exists") or (reuse == "true" and exists == "new")
+    if should_fail:
+        ctx.check(error is not None, f"reuse={reuse} on a {exists} variable gave {got!r}", "other")
+    else:
+        ctx.check(error is None, f"reuse={reuse} on a {exists} variable raised {error!r}", "other")
+        ctx.check(
+            (got is first) if exists == "exists" else (got is not None and got.name == "s/v:0"),
+            f"got {got!r}, first {first!r}",
+            "other",
+        )

@@ -54,3 +54,31 @@ def zeros_dtypes(ctx, dtype, mode):
     out = ctx.measure(by_mode(ctx, lambda: tf.zeros((5, 7), dtype=getattr(tf, dtype)), mode))
     ctx.check(out.dtype.name == dtype, f"dtype {out.dtype.name}, not {dtype}", "type")
     ctx.check_equal(out, np.zeros((5, 7)))
+
+
+# The study's other kinds of paths: the documented errors for bad arguments (a negative
+# dimension, an unknown dtype name, a float dimension: exact type and message). New names;
+# the cases above keep their ids.
+@sweep("error-{form}", form=["negative-dimension", "unknown-dtype", "float-dimension"])
+def zeros_errors(ctx, form):
+    import tensorflow as tf
+    from tfhelp import check_raises
+
+    call, exc, pattern = {
+        "negative-dimension": (
+            lambda: tf.zeros((-1, 2)),
+            tf.errors.InvalidArgumentError,
+            r"Dimension -1 must be >= 0",
+        ),
+        "unknown-dtype": (
+            lambda: tf.zeros((2,), dtype="floaty"),
+            TypeError,
+            r"Cannot convert the argument `type_value`: 'floaty' to a TensorFlow DType",
+        ),
+        "float-dimension": (
+            lambda: tf.zeros((2.5,)),
+            TypeError,
+            r"Cannot convert \(2\.5,\) to EagerTensor of dtype int32",
+        ),
+    }[form]
+    check_raises(ctx, call, exc, pattern)

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from typing import Any, Dict
+from typing import Dict
 
 from .base import Adapter, DeviceMismatch, DeviceMissing
 
@@ -11,7 +11,7 @@ __all__ = ["FRAMEWORKS", "Adapter", "DeviceMismatch", "DeviceMissing", "make_ada
 FRAMEWORKS = ("torch", "tensorflow", "jax")
 
 
-def make_adapter(framework: str, flavor: str, accelerator: Dict[str, Any]) -> Adapter:
+def make_adapter(framework: str, flavor: str, accelerator: Dict[str, str]) -> Adapter:
     """The adapter for ``framework`` (its framework is not imported until ``load``)."""
     if framework == "torch":
         from .torch_adapter import TorchAdapter

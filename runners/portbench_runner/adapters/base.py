@@ -6,6 +6,8 @@ import contextlib
 import re
 from typing import Any, Callable, Dict, Iterator, List, Optional, Tuple
 
+from ..contract import PredictionSettings
+
 __all__ = ["DTYPE_NAMES", "Adapter", "DeviceMismatch", "DeviceMissing", "iter_leaves"]
 
 #: dtype names a case may pass to ``ctx.put``; each adapter maps them to its own dtypes.
@@ -54,14 +56,17 @@ class Adapter:
 
     name = "base"
 
-    def __init__(self, flavor: str, accelerator: Dict[str, Any]) -> None:
+    def __init__(self, flavor: str, accelerator: Dict[str, str]) -> None:
         self.flavor = flavor
         self.accelerator = accelerator
         self.device: Any = None
         self.device_name = ""
         self.version = ""
-        #: The plan's fallback settings (``fallback.settings_from_plan``), set by the worker.
+        #: The plan's fallback settings (``FallbackSettings.to_json``), set by the worker.
         self.fallback_settings: Dict[str, Any] = {"mode": "mark", "soft_placement": False}
+        #: A predicted cell's settings (the plan's ``prediction``), set by the worker; None
+        #: in an observed cell.
+        self.prediction: Optional[PredictionSettings] = None
 
     # -- lifecycle -------------------------------------------------------------
     def load(self) -> None:
@@ -79,7 +84,7 @@ class Adapter:
                 f"present (or the generic '{self.accelerator.get('generic', 'gpu')}')"
             )
 
-    def env(self) -> Dict[str, Any]:
+    def env(self) -> Dict[str, object]:
         """Framework facts for env.json: versions, device, precision settings."""
         raise NotImplementedError
 
@@ -129,10 +134,10 @@ class Adapter:
         self,
         fn: Callable[..., Any],
         args: Tuple[Any, ...],
-        kwargs: Dict[str, Any],
+        kwargs: Dict[str, object],
         before: Any,
         repeatable: bool,
-    ) -> Optional[Dict[str, Any]]:
+    ) -> Optional[Dict[str, object]]:
         """Evidence of where the measured call's work ran (``fallback.evidence``), or None
         where this framework and device have no probe. Called after the measured call;
         ``repeatable`` says whether ``fn`` may be called once more (it is False for

@@ -193,7 +193,7 @@ class JaxAdapter(Adapter):
         # The program as the target platform's compiler gets it: hybrid kernels, host
         # callbacks and host memory show there even when the output is on the device.
         # Lowering runs nothing, so stateful calls are probed too.
-        if self.fallback_settings.get("predict"):
+        if self.prediction is not None:
             return None  # a predicted cell lowers in look(), once
         platform = self.fallback_settings.get("lower_for") or _LOWERING[self.flavor]
         if platform == "cpu" and not self.fallback_settings.get("lower_for"):
@@ -218,7 +218,8 @@ class JaxAdapter(Adapter):
         self, fn: Callable[..., Any], args: Tuple[Any, ...], kwargs: Dict[str, Any]
     ) -> Dict[str, Any]:
         """A predicted cell's look: the call lowered for the target's platform."""
-        platform = self.fallback_settings["predict"]["platform"]
+        assert self.prediction is not None  # look() is asked in predicted cells only
+        platform = self.prediction.looks_at
         try:
             text = lowered_text(self.jax, fn, args, kwargs, platform)
         except Exception as exc:

@@ -25,7 +25,7 @@ class PythonAdapter(Adapter):
         self.device = "cpu"
         self.device_name = "cpu"
 
-    def env(self) -> Dict[str, Any]:
+    def env(self) -> Dict[str, object]:
         return {
             "framework_version": self.version,
             "device": "cpu",

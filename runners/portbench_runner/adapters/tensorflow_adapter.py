@@ -54,7 +54,7 @@ class TensorFlowAdapter(Adapter):
             self.device_name = "cpu"
         self.check_device_name(self.device_name)
 
-    def env(self) -> Dict[str, Any]:
+    def env(self) -> Dict[str, object]:
         tf = self.tf
         build = dict(tf.sysconfig.get_build_info())
         kind = _TF_KIND[self.flavor]
@@ -135,10 +135,10 @@ class TensorFlowAdapter(Adapter):
         self,
         fn: Callable[..., Any],
         args: Tuple[Any, ...],
-        kwargs: Dict[str, Any],
+        kwargs: Dict[str, object],
         before: Any,
         repeatable: bool,
-    ) -> Optional[Dict[str, Any]]:
+    ) -> Optional[Dict[str, object]]:
         kind = self.target_kind()
         if kind == "CPU":
             return None  # the target is the host: there is nowhere to fall back to
@@ -157,7 +157,7 @@ class TensorFlowAdapter(Adapter):
         )
 
     def executed_ops(
-        self, fn: Callable[..., Any], args: Tuple[Any, ...], kwargs: Dict[str, Any]
+        self, fn: Callable[..., Any], args: Tuple[Any, ...], kwargs: Dict[str, object]
     ) -> List[Tuple[str, str]]:
         """(op, device) of every op one more call of ``fn`` executes: eager ops through an
         op callback, ops inside tf.function graphs from the run metadata's partitions.
@@ -203,8 +203,8 @@ class TensorFlowAdapter(Adapter):
         """A predicted cell's look: for a GPU, every op one more call runs must have a GPU
         kernel declared for its dtypes; for a TPU, the call must compile with XLA (on the
         CPU: a TPU runs TensorFlow's compute ops through XLA)."""
-        predict = self.fallback_settings["predict"]
-        if predict["platform"] == "cuda":
+        assert self.prediction is not None  # look() is asked in predicted cells only
+        if self.prediction.looks_at == "cuda":
             return self.declared_look(fn, args, kwargs)
         return self.xla_look(fn, args, kwargs)
 

@@ -7,6 +7,7 @@ import os
 from typing import Any, Callable, Dict, Iterator, List, Optional, Tuple, cast
 
 from .. import fallback, prediction
+from ..contract import PredictionControl, PredictionMethod
 from .base import Adapter, DeviceMissing
 
 __all__ = ["TorchAdapter"]
@@ -50,8 +51,7 @@ class TorchAdapter(Adapter):
         self.torch = torch
         self.version = torch.__version__
         self.xm: Any = None
-        predict = self.fallback_settings.get("predict") or {}
-        if predict.get("control") == "cpu_twin":
+        if self.prediction is not None and self.prediction.control is PredictionControl.CPU_TWIN:
             self._load_xla_cpu()
         elif self.flavor == "cpu":
             self.device = torch.device("cpu")
@@ -117,22 +117,23 @@ class TorchAdapter(Adapter):
             torch.set_default_dtype(default_dtype)
             torch.set_grad_enabled(grad)
 
-    def env(self) -> Dict[str, Any]:
+    def env(self) -> Dict[str, object]:
         torch = self.torch
-        facts: Dict[str, Any] = {
+        precision: Dict[str, object] = {
+            "cuda_matmul_allow_tf32": torch.backends.cuda.matmul.allow_tf32,
+            "cudnn_allow_tf32": torch.backends.cudnn.allow_tf32,
+        }
+        facts: Dict[str, object] = {
             "framework_version": self.version,
             "device": str(self.device),
             "device_name": self.device_name,
             "cuda_runtime": torch.version.cuda,
             "threads": torch.get_num_threads(),
             "interop_threads": torch.get_num_interop_threads(),
-            "precision": {
-                "cuda_matmul_allow_tf32": torch.backends.cuda.matmul.allow_tf32,
-                "cudnn_allow_tf32": torch.backends.cudnn.allow_tf32,
-            },
+            "precision": precision,
         }
         if hasattr(torch, "get_float32_matmul_precision"):
-            facts["precision"]["float32_matmul_precision"] = torch.get_float32_matmul_precision()
+            precision["float32_matmul_precision"] = torch.get_float32_matmul_precision()
         if self.flavor == "cuda":
             facts["device_count"] = torch.cuda.device_count()
             facts["cudnn_version"] = torch.backends.cudnn.version()
@@ -210,10 +211,10 @@ class TorchAdapter(Adapter):
         self,
         fn: Callable[..., Any],
         args: Tuple[Any, ...],
-        kwargs: Dict[str, Any],
+        kwargs: Dict[str, object],
         before: Any,
         repeatable: bool,
-    ) -> Optional[Dict[str, Any]]:
+    ) -> Optional[Dict[str, object]]:
         # MPS (its fallback warning) has no probe: portbench has no MPS flavor yet.
         if self.flavor == "cuda":
             return self.cuda_evidence(fn, args, kwargs, repeatable)
@@ -237,9 +238,9 @@ class TorchAdapter(Adapter):
         self,
         fn: Callable[..., Any],
         args: Tuple[Any, ...],
-        kwargs: Dict[str, Any],
+        kwargs: Dict[str, object],
         repeatable: bool,
-    ) -> Dict[str, Any]:
+    ) -> Dict[str, object]:
         """One more call under the profiler; its copies, in time order, show host round
         trips. Written without a GPU at hand: the reader is tested on event names only."""
         probe = "torch-cuda-profiler"
@@ -259,8 +260,7 @@ class TorchAdapter(Adapter):
     ) -> Dict[str, Any]:
         """A predicted CUDA cell's look: every operator the call dispatched to a CPU kernel
         must have a CUDA kernel (or a composite one) in this build's dispatcher."""
-        predict = self.fallback_settings.get("predict") or {}
-        if predict.get("method") != "dispatcher":
+        if self.prediction is None or self.prediction.method is not PredictionMethod.DISPATCHER:
             return prediction.look_limit("no look for this method")
         has = getattr(self.torch._C, "_dispatch_has_kernel_for_dispatch_key", None)
         if has is None or not has("aten::add.Tensor", "CUDA"):

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from typing import Any, Dict, List, Optional, Tuple
+from typing import Dict, List, Optional, Tuple
 
 __all__ = ["FIRST_FAILURES_KEPT", "EntryRun"]
 
@@ -29,7 +29,7 @@ class EntryRun:
         if self.first_failure is None:
             self.first_failure = (stage, exc, index)
 
-    def fields(self) -> Dict[str, Any]:
+    def fields(self) -> Dict[str, object]:
         return {
             "samples": self.samples,
             "ran": self.ran,

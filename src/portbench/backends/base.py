@@ -4,9 +4,11 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, Protocol
+from typing import TYPE_CHECKING, Protocol
 
 from rich.console import Console
+
+from portbench_runner.contract import CellEnvironment, ImageRef
 
 if TYPE_CHECKING:
     from ..results import CellWriter
@@ -33,12 +35,17 @@ class PreparedEnvironment:
     description: str
     python: str | None = None
     """The interpreter (venv, host); None for containers."""
-    image: dict[str, Any] | None = None
-    """``{"id": ..., "tag": ...}`` for docker; recorded in the plan and env.json."""
+    image: ImageRef | None = None
+    """The image (id, tag, lock) for docker; recorded in the plan and env.json."""
     manifest_root: str | None = None
     """The manifest folder as the cell sees it (differs inside a container)."""
     installer: str | None = None
     """What built the environment (``pip``, ``uv``); None where nothing was installed."""
+
+    @property
+    def cell_environment(self) -> CellEnvironment:
+        """What this environment adds to a compiled plan (``Plan.in_environment``)."""
+        return CellEnvironment(self.image, self.installer, self.manifest_root)
 
 
 @dataclass(frozen=True)

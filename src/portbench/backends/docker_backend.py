@@ -47,13 +47,14 @@ ENGINE_LOG = {"type": "json-file", "config": {"max-size": "16m", "max-file": "1"
 CONTAINER_LOG_BYTES = 16 << 20
 
 
-def container_options(accelerator_container: dict[str, Any]) -> dict[str, Any]:
+def container_options(accelerator_container: dict[str, object]) -> dict[str, object]:
     """docker SDK ``containers.run`` options an accelerator adds (images/accelerators.toml)."""
     from docker.types import DeviceRequest
 
-    options: dict[str, Any] = {}
+    options: dict[str, object] = {}
     if accelerator_container.get("gpus"):
-        count = -1 if accelerator_container["gpus"] == "all" else int(accelerator_container["gpus"])
+        gpus = str(accelerator_container["gpus"])
+        count = -1 if gpus == "all" else int(gpus)
         options["device_requests"] = [DeviceRequest(count=count, capabilities=[["gpu"]])]
     if accelerator_container.get("privileged"):
         options["privileged"] = True
@@ -134,7 +135,7 @@ class DockerBackend:
         self, prepared: PreparedEnvironment, launch: CellLaunch, writer: CellWriter
     ) -> int:
         assert prepared.image is not None
-        accelerator = get_accelerator(writer.plan["accelerator"]["id"])
+        accelerator = get_accelerator(writer.plan.accelerator.id)
         command = runner_argv(
             "python3",
             *supervise_args(
@@ -148,7 +149,7 @@ class DockerBackend:
         log = _BoundedLog(launch.logs / "container.log", self.console)
         with _exclusive(accelerator.flavor), log:
             return self._run_container(
-                prepared.image["tag"],
+                prepared.image.tag,
                 accelerator.container,
                 launch.cell_dir,
                 launch.budget_s,
@@ -167,7 +168,7 @@ class DockerBackend:
         log = _BoundedLog(out_dir.parent / f"{out_dir.name}.log", self.console)
         with log:
             return self._run_container(
-                prepared.image["tag"],
+                prepared.image.tag,
                 {},
                 out_dir,
                 3600,
@@ -180,7 +181,7 @@ class DockerBackend:
     def _run_container(
         self,
         tag: str,
-        accelerator_container: dict[str, Any],
+        accelerator_container: dict[str, object],
         label_dir: Path,
         budget_s: float,
         command: list[str],
@@ -192,7 +193,7 @@ class DockerBackend:
         from docker.types import LogConfig
 
         client = docker_client()
-        options: dict[str, Any] = {
+        options: dict[str, object] = {
             "network_mode": "none",
             "read_only": True,
             "tmpfs": dict(TMPFS),

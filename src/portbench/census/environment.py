@@ -29,9 +29,10 @@ import tarfile
 import tempfile
 from dataclasses import replace
 from pathlib import Path
-from typing import Any
 
 from rich.console import Console
+
+from portbench_runner.contract import ImageRef
 
 from ..backends.base import PreparedEnvironment
 from ..errors import EnvironmentBuildError, UsageError
@@ -196,22 +197,23 @@ def _context(lock: Path, target: list[str]) -> bytes:
 
 def _derived_image(
     prepared: PreparedEnvironment, framework: str, profile: str, console: Console
-) -> dict[str, Any]:
+) -> ImageRef:
     """The census image derived from the cell's image (built once, then reused by tag)."""
     from docker.errors import APIError, BuildError, ImageNotFound
 
     from ..images.build import docker_client
 
     assert prepared.image is not None
+    cell_image = prepared.image
     lock_path = census_lock(framework, profile)
-    cell_id = str(prepared.image["id"])
+    cell_id = cell_image.id
     key = _key(cell_id.encode(), _dockerfile(), lock_path.read_bytes())
     tag = f"portbench/census-{framework}:{key}"
     client = docker_client()
     try:
         image = client.images.get(tag)
     except ImageNotFound:
-        console.print(f"[dim]building the census image {tag} FROM {prepared.image['tag']}[/]")
+        console.print(f"[dim]building the census image {tag} FROM {cell_image.tag}[/]")
         try:
             architecture = client.images.get(cell_id).attrs.get("Architecture")
         except (ImageNotFound, APIError):
@@ -237,7 +239,7 @@ def _derived_image(
         except BuildError as exc:
             lines = [str(c.get("stream") or c.get("error") or "") for c in exc.build_log]
             raise EnvironmentBuildError(
-                f"the census image {tag} could not be built FROM {prepared.image['tag']}",
+                f"the census image {tag} could not be built FROM {cell_image.tag}",
                 log="".join(lines),
             ) from None
         except APIError as exc:
@@ -246,9 +248,11 @@ def _derived_image(
             ) from None
     if image.labels.get(f"{LABEL}.cell-image") != cell_id:
         raise EnvironmentBuildError(
-            f"{tag} is not derived from {prepared.image['tag']}; remove that tag and run again"
+            f"{tag} is not derived from {cell_image.tag}; remove that tag and run again"
         )
-    return {**prepared.image, "id": str(image.id), "tag": tag, "cell_image": prepared.image}
+    # The cell's own image it was derived from, named beside it.
+    extra = {**cell_image.extra, "cell_image": cell_image.id, "cell_image_tag": cell_image.tag}
+    return replace(cell_image, id=str(image.id), tag=tag, extra=extra)
 
 
 def census_environment(
@@ -258,6 +262,6 @@ def census_environment(
     folders (if any) the worker must append to its path."""
     if prepared.image is not None:
         image = _derived_image(prepared, framework, profile, console)
-        described = replace(prepared, image=image, description=f"container {image['tag']}")
+        described = replace(prepared, image=image, description=f"container {image.tag}")
         return described, (IMAGE_SITE,)
     return prepared, (str(_overlay(framework, profile, console)),)

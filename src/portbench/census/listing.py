@@ -79,7 +79,7 @@ class CensusListing:
     operators: tuple[ListedOperator, ...]
 
 
-def _field(obj: dict[str, Any], key: str, kind: type, where: str) -> Any:
+def _field(obj: dict[str, object], key: str, kind: type, where: str) -> Any:
     value = obj.get(key)
     # bool is an int to Python, never to a listing.
     if not isinstance(value, kind) or (kind is int and isinstance(value, bool)):
@@ -126,8 +126,10 @@ def parse_listing(data: bytes, where: str, framework: str) -> CensusListing:
     """Check a listing's bytes; any problem is one sentence naming the file and entry."""
     try:
         doc = loads_strict(data)
-    except (UnicodeDecodeError, ValueError):
-        raise ResultsError(f"{where}: the census listing is not JSON; list it again") from None
+    except ValueError as exc:
+        raise ResultsError(
+            f"{where}: the census listing does not read ({exc}); list it again"
+        ) from None
     if not isinstance(doc, dict) or doc.get("kind") != "census-listing":
         raise ResultsError(f"{where}: not a census listing")
     if doc.get("schema") != LISTING_SCHEMA:

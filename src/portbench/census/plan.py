@@ -8,12 +8,22 @@ per sample would multiply the worker round trips by about ten for no new verdict
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
-from typing import Any
+from collections.abc import Sequence
+from dataclasses import dataclass, field, replace
+
+from portbench_runner.contract import (
+    CensusEntry,
+    CensusSettings,
+    Plan,
+    PlanCase,
+    PlanFunction,
+    PlanInvalid,
+    Rule,
+)
 
 from ..errors import UsageError
-from ..plan import CellSpec, PlanOptions, case_seed, plan_document
-from .listing import CensusListing, ListedOperator
+from ..plan import CellSpec, PlanOptions, case_seed, new_plan
+from .listing import CensusListing, DatabaseInfo, ListedOperator
 
 __all__ = ["CENSUS_PREFIX", "CensusOptions", "census_case_id", "compile_census_plan"]
 
@@ -70,89 +80,84 @@ def _dtypes(listing: CensusListing, options: CensusOptions) -> list[str]:
     return [d for d in listing.dtypes if not options.dtypes or d in options.dtypes]
 
 
+def _function(
+    operator: ListedOperator,
+    database: DatabaseInfo,
+    dtypes: list[str],
+    options: CensusOptions,
+) -> PlanFunction | None:
+    """The planned function of one listed operator: a case per dtype it runs in (None when
+    the selection leaves it none)."""
+    wanted = set(options.cases)
+    cases = []
+    for dtype in dtypes:
+        if operator.dtypes is not None and dtype not in operator.dtypes:
+            continue
+        case_id = census_case_id(operator, dtype)
+        if wanted and case_id not in wanted:
+            continue
+        seed = case_seed(options.plan.seed, case_id)
+        cases.append(PlanCase(case_id, dtype, seed, options.plan.case_timeout_s, dtype=dtype))
+    if not cases:
+        return None
+    entry = CensusEntry(
+        database=database.name,
+        version=database.version,
+        entry=operator.entry,
+        op=operator.op,
+        variant=operator.variant,
+        declared={k: tuple(v) for k, v in operator.declared.items()},
+        reference=operator.reference,
+        # The report's row: an operator, or for databases of one-dtype use cases (JAX's
+        # harnesses) the primitive they exercise.
+        row=operator.op if operator.dtypes is not None else operator.name,
+    )
+    return PlanFunction(
+        function=f"{CENSUS_PREFIX}{operator.name}",
+        case_file=f"{CENSUS_PREFIX}{database.name}",
+        cases=tuple(cases),
+        file_cases=(),
+        census=entry,
+    )
+
+
 def compile_census_plan(
     cell: CellSpec,
     listing: CensusListing,
-    rules: list[dict[str, Any]],
+    rules: Sequence[Rule],
     options: CensusOptions,
     listing_sha256: str,
-) -> dict[str, Any]:
+) -> Plan:
     """The plan of a census cell; refused (one sentence) when the selection is empty."""
     database = listing.database
     dtypes = _dtypes(listing, options)
-    seed = options.plan.seed
-    functions = []
-    wanted_cases = set(options.cases)
-    for operator in _selected(listing, options):
-        cases = []
-        for dtype in dtypes:
-            if operator.dtypes is not None and dtype not in operator.dtypes:
-                continue
-            case_id = census_case_id(operator, dtype)
-            if wanted_cases and case_id not in wanted_cases:
-                continue
-            cases.append(
-                {
-                    "id": case_id,
-                    "name": dtype,
-                    "dtype": dtype,
-                    "seed": case_seed(seed, case_id),
-                    "timeout_s": options.plan.case_timeout_s,
-                }
-            )
-        if not cases:
-            continue
-        functions.append(
-            {
-                "function": f"{CENSUS_PREFIX}{operator.name}",
-                "study_test_file": None,
-                "stratum": None,
-                "frequency": None,
-                "case_file": f"{CENSUS_PREFIX}{database.name}",
-                "case_file_sha256": None,
-                "untested_reason": None,
-                "file_cases": [],
-                "census": {
-                    "database": database.name,
-                    "version": database.version,
-                    "entry": operator.entry,
-                    "op": operator.op,
-                    "variant": operator.variant,
-                    "declared": {k: list(v) for k, v in operator.declared.items()},
-                    "reference": operator.reference,
-                    # The report's row: an operator, or for databases of one-dtype use
-                    # cases (JAX's harnesses) the primitive they exercise.
-                    "row": operator.op if operator.dtypes is not None else operator.name,
-                },
-                "cases": cases,
-            }
-        )
+    try:
+        planned = [_function(o, database, dtypes, options) for o in _selected(listing, options)]
+    except PlanInvalid as exc:
+        raise UsageError(f"the listing of {database.name} {database.version}: {exc}") from None
+    functions = tuple(f for f in planned if f is not None)
     if not functions:
         raise UsageError(
             "the selection holds no census case; check --ops, --dtypes and --case against "
             "`portbench census --list`"
         )
-    plan = plan_document(
-        cell=cell.cell_id,
-        framework=cell.framework,
-        profile=cell.profile,
-        backend=cell.backend,
-        accelerator=cell.accelerator.to_plan(),
-        manifest_root="",
-        functions=functions,
-        rules=rules,
-        options=options.plan,
-        rerun_prefix=cell.rerun_prefix("census", *([] if options.timing else ["--no-timing"])),
+    plan = new_plan(
+        cell,
+        "",
+        functions,
+        tuple(rules),
+        options.plan,
+        cell.rerun_prefix("census", *([] if options.timing else ["--no-timing"])),
     )
-    plan["census"] = {
-        "framework": listing.framework,
-        "database": database.name,
-        "version": database.version,
-        "entries": database.entries,
-        "listing_sha256": listing_sha256,
-        "dtypes": dtypes,
-        "timing": options.timing,
-        "max_samples": options.max_samples,
-        "site": list(options.site),
-    }
-    return plan
+    settings = CensusSettings(
+        framework=listing.framework,
+        database=database.name,
+        version=database.version,
+        entries=database.entries,
+        listing_sha256=listing_sha256,
+        dtypes=tuple(dtypes),
+        timing=options.timing,
+        max_samples=options.max_samples,
+        site=tuple(options.site),
+    )
+    return replace(plan, census=settings)

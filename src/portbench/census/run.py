@@ -8,9 +8,10 @@ import hashlib
 import tempfile
 from dataclasses import dataclass, field, replace
 from pathlib import Path
-from typing import Any
 
 from rich.console import Console
+
+from portbench_runner.contract import Plan
 
 from ..backends import Backend, BuildOptions, PreparedEnvironment
 from ..backends.launch import CELL_PATHS
@@ -94,9 +95,9 @@ def _cell_dir(request: CensusRequest, cell: CellSpec) -> tuple[Path, bool]:
     return cell_dir, False
 
 
-def _resumed_plan(path: Path, cell: CellSpec) -> dict[str, Any]:
+def _resumed_plan(path: Path, cell: CellSpec) -> Plan:
     plan = read_plan(path)
-    if plan.get("cell") != cell.cell_id or not isinstance(plan.get("census"), dict):
+    if plan.cell != cell.cell_id or plan.census is None:
         raise UsageError(f"{path} is not the census plan of {cell.cell_id}")
     return plan
 
@@ -136,14 +137,14 @@ def run_census(request: CensusRequest, console: Console) -> CellRunResult:
             replace(request.options, site=site),
             hashlib.sha256(data).hexdigest(),
         )
-        plan = {**plan, "image": prepared.image, "installer": prepared.installer}
+        plan = plan.in_environment(replace(prepared.cell_environment, manifest_root=None))
         make_dir(cell_dir, where)
         # The listing the plan was compiled from, kept beside it (as the cell wrote it).
         write_new(cell_dir / LISTING_FILE, _listing_json(data))
     return execute_cell(cell.cell_id, backend, prepared, plan, cell_dir, resuming, console)
 
 
-def _listing_json(data: bytes) -> Any:
+def _listing_json(data: bytes) -> object:
     from ..results.safeio import loads_strict
 
     return loads_strict(data)

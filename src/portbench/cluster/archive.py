@@ -124,7 +124,7 @@ def _safe_name(name: str) -> str:
     return path.as_posix()
 
 
-def _contents(tar: tarfile.TarFile, member: tarfile.TarInfo) -> dict[str, dict[str, Any]]:
+def _contents(tar: tarfile.TarFile, member: tarfile.TarInfo) -> dict[str, dict[str, object]]:
     if member.name != CONTENTS or not member.isfile() or member.size > 1 << 20:
         raise ArchiveRefused(f"the archive does not start with {CONTENTS}")
     handle = tar.extractfile(member)

@@ -23,11 +23,14 @@ from typing import Any
 from rich.console import Console
 from rich.markup import escape
 
+from portbench_runner.contract import JSONObject
+
 from ..errors import BackendUnavailable, CellInterrupted, PortbenchError
 from .archive import ArchiveRefused
 from .hub import EventLog, make_hub
 from .landing import land_cell
 from .resources import node_name_resource, serves
+from .serve import CellOrder
 
 __all__ = [
     "DEFAULT_UNREACHABLE_AFTER_S",
@@ -100,48 +103,57 @@ def connect(address: str | None) -> Any:
 
 @dataclass
 class CellJob:
-    """One cell of the matrix: what the node gets, what it needs, and how it went."""
+    """One cell of the matrix: the order a node gets, what it needs, and how it went."""
 
     cell: str
-    spec: dict[str, Any]
+    order: CellOrder | None
     needed: dict[str, float]
     total: int
     ref: Any = None
     submitted: float = 0.0
     unservable_since: float | None = None
-    row: dict[str, Any] = field(default_factory=dict)
+    row: JSONObject = field(default_factory=dict)
 
 
-def _task(spec: dict[str, Any], hub: Any) -> dict[str, Any]:
+def _task(order: JSONObject, hub: Any) -> JSONObject:
     """The Ray task (runs on a node)."""
     import ray
 
     from .serve import serve_cell
 
-    def post(event: dict[str, Any]) -> None:
+    def post(event: JSONObject) -> None:
         try:
             hub.post.remote(event)
         except Exception:  # the head is gone: the cell still finishes
             pass
 
-    result = serve_cell(spec, post)
+    result = serve_cell(order, post)
     result["ray_node_id"] = ray.get_runtime_context().get_node_id()
     return result
 
 
-def _alive_nodes(ray: Any) -> dict[str, dict[str, Any]]:
+#: What Ray says of a node (``ray.nodes()``): its id, address, resources, liveness.
+RayNode = dict[str, Any]
+
+
+def _alive_nodes(ray: Any) -> dict[str, RayNode]:
     return {n["NodeID"]: n for n in ray.nodes() if n.get("Alive")}
 
 
-def _provenance(result: dict[str, Any], nodes: dict[str, dict[str, Any]]) -> dict[str, Any]:
+def _section(obj: JSONObject, key: str) -> JSONObject:
+    value = obj.get(key)
+    return value if isinstance(value, dict) else {}
+
+
+def _provenance(result: JSONObject, nodes: dict[str, RayNode]) -> JSONObject:
     """What the head vouches for (Ray's view of the node) and what the node said of itself."""
-    said: dict[str, Any] = result["node"] if isinstance(result.get("node"), dict) else {}
+    said = _section(result, "node")
     node_id = result.get("ray_node_id")
     node_id = node_id if isinstance(node_id, str) and _HEX.match(node_id) else None
     seen = nodes.get(node_id or "", {})
     # The name Ray knows the node by (its advertised resource), not the one it claims.
     known = [k.split(":", 1)[1] for k in seen.get("Resources", {}) if k.startswith(NODE_PREFIX)]
-    claimed = said.get("name")
+    claimed, engines = said.get("name"), said.get("engines")
     return {
         "name": known[0] if known else "unknown",
         "attempt": result.get("attempt") if _HEX.match(str(result.get("attempt"))) else "x",
@@ -151,20 +163,24 @@ def _provenance(result: dict[str, Any], nodes: dict[str, dict[str, Any]]) -> dic
         "said_by_node": {
             "name": claimed[:64] if isinstance(claimed, str) and _NAME.match(claimed) else None,
             "hostname": str(said.get("hostname"))[:128],
-            "engines": [str(e)[:16] for e in said.get("engines", [])][:8]
-            if isinstance(said.get("engines"), list)
-            else [],
+            "engines": [str(e)[:16] for e in engines][:8] if isinstance(engines, list) else [],
         },
     }
 
 
-def _times(result: dict[str, Any]) -> dict[str, float]:
-    times: dict[str, Any] = result["times"] if isinstance(result.get("times"), dict) else {}
+def _times(result: JSONObject) -> dict[str, float]:
+    times = _section(result, "times")
     keys = ("task_started", "cell_started", "cell_ended", "packed")
-    return {k: float(times[k]) for k in keys if isinstance(times.get(k), (int, float))}
+    return {
+        k: float(v)
+        for k in keys
+        if isinstance(v := times.get(k), (int, float)) and not isinstance(v, bool)
+    }
 
 
-def _finish(job: CellJob, ray: Any, run_dir: Path, console: Console, nodes: dict[str, Any]) -> None:
+def _finish(
+    job: CellJob, ray: Any, run_dir: Path, console: Console, nodes: dict[str, RayNode]
+) -> None:
     """Fetch a finished task's result, land its archive, fill the job's row."""
     try:
         result = ray.get(job.ref)
@@ -173,8 +189,9 @@ def _finish(job: CellJob, ray: Any, run_dir: Path, console: Console, nodes: dict
         cause = getattr(exc, "cause", None) or exc
         lines = [line for line in str(cause).strip().splitlines() if line.strip()]
         first = lines[-1][:300] if lines else type(cause).__name__
-        job.row = {"status": "failed", "reason": f"the task failed on every try ({first})"}
-        console.print(f"[red]{job.cell} failed:[/] {escape(job.row['reason'])}")
+        why = f"the task failed on every try ({first})"
+        job.row = {"status": "failed", "reason": why}
+        console.print(f"[red]{job.cell} failed:[/] {escape(why)}")
         return
     if not isinstance(result, dict) or result.get("cell") != job.cell:
         job.row = {"status": "failed", "reason": "the node sent back something that is no cell"}
@@ -183,10 +200,12 @@ def _finish(job: CellJob, ray: Any, run_dir: Path, console: Console, nodes: dict
     times = _times(result)
     reason = str(result.get("reason") or "")[:600]
     archive = result.get("archive")
-    row: dict[str, Any] = {"node": node["name"], "ray_node_id": node["ray_node_id"]}
-    if archive is None:
+    row: JSONObject = {"node": node["name"], "ray_node_id": node["ray_node_id"]}
+    if not isinstance(archive, bytes):
         job.row = {**row, "status": "failed", "reason": reason or "the node made no cell"}
-        console.print(f"[red]{job.cell} failed on {node['name']}:[/] {escape(job.row['reason'])}")
+        console.print(
+            f"[red]{job.cell} failed on {node['name']}:[/] {escape(str(job.row['reason']))}"
+        )
         return
     try:
         landed = land_cell(run_dir, job.cell, archive, node)
@@ -215,10 +234,10 @@ def _finish(job: CellJob, ray: Any, run_dir: Path, console: Console, nodes: dict
 
 def _dispatch_figures(
     submitted: float, times: dict[str, float], landed: float, size: int
-) -> dict[str, Any]:
+) -> dict[str, float]:
     """Where a cell's time went outside the cell itself (seconds; one clock on one machine,
     node clocks against the head's on several)."""
-    figures: dict[str, Any] = {"archive_bytes": size}
+    figures: dict[str, float] = {"archive_bytes": size}
     if "task_started" in times:
         figures["submit_to_task_s"] = round(times["task_started"] - submitted, 4)
     if "cell_started" in times and "task_started" in times:
@@ -231,7 +250,7 @@ def _dispatch_figures(
 
 
 def _check_unservable(
-    jobs: list[CellJob], ray: Any, nodes: dict[str, Any], limit_s: float, console: Console
+    jobs: list[CellJob], ray: Any, nodes: dict[str, RayNode], limit_s: float, console: Console
 ) -> None:
     now = time.monotonic()
     totals = [n.get("Resources", {}) for n in nodes.values()]
@@ -245,11 +264,19 @@ def _check_unservable(
         if now - job.unservable_since >= limit_s:
             ray.cancel(job.ref, force=False)
             wanted = ", ".join(sorted(job.needed))
-            job.row = {
-                "status": "unreachable",
-                "reason": f"no live node advertised {wanted} for {limit_s:.0f} s",
-            }
-            console.print(f"[yellow]{job.cell} unreachable:[/] {escape(job.row['reason'])}")
+            why = f"no live node advertised {wanted} for {limit_s:.0f} s"
+            job.row = {"status": "unreachable", "reason": why}
+            console.print(f"[yellow]{job.cell} unreachable:[/] {escape(why)}")
+
+
+def _drain(ray: Any, hub: Any) -> list[JSONObject]:
+    """The progress events the nodes posted; none where the hub is gone (its node lost): the
+    events only inform, and the cells still land from their own results."""
+    try:
+        events: list[JSONObject] = ray.get(hub.drain.remote(), timeout=NODES_EVERY_S * 5)
+    except (ray.exceptions.RayError, TimeoutError):
+        return []
+    return events
 
 
 def dispatch_cells(
@@ -265,9 +292,10 @@ def dispatch_cells(
     remote = ray.remote(_task)
     events = EventLog(console, {job.cell: job.total for job in jobs})
     for job in jobs:
+        assert job.order is not None
         job.submitted = time.time()
         job.ref = remote.options(num_cpus=0, max_retries=MAX_RETRIES, resources=job.needed).remote(
-            job.spec, hub
+            job.order.to_json(), hub
         )
     by_ref = {job.ref: job for job in jobs}
     nodes = _alive_nodes(ray)
@@ -276,7 +304,7 @@ def dispatch_cells(
         while any(not job.row for job in jobs):
             pending = [job.ref for job in jobs if not job.row]
             ready, _ = ray.wait(pending, num_returns=1, timeout=POLL_S)
-            events.handle(ray.get(hub.drain.remote()))
+            events.handle(_drain(ray, hub))
             if time.monotonic() - checked >= NODES_EVERY_S or ready:
                 nodes, checked = _alive_nodes(ray), time.monotonic()
             for ref in ready:
@@ -286,7 +314,7 @@ def dispatch_cells(
                     if on_landed is not None:
                         on_landed(job)
             _check_unservable(jobs, ray, nodes, unreachable_after_s, console)
-        events.handle(ray.get(hub.drain.remote()))
+        events.handle(_drain(ray, hub))
     except KeyboardInterrupt:
         for job in jobs:
             if not job.row:

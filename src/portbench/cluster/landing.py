@@ -18,10 +18,18 @@ import secrets
 import shutil
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
+
+from portbench_runner.contract import (
+    CaseRecord,
+    EnvDocument,
+    JSONObject,
+    NodeMark,
+    Plan,
+    SessionLine,
+)
 
 from ..plan import read_plan, write_plan
-from ..results import CellWriter, RecordInvalid, read_document, read_results, read_sessions
+from ..results import CellWriter, RecordInvalid, read_env, read_results, read_sessions
 from ..results.safeio import append_line, open_nofollow, write_new
 from .archive import ArchiveRefused, unpack_checked
 
@@ -40,13 +48,17 @@ class Landed:
     """Every planned case is recorded and the node's last session ended complete."""
 
 
-def _planned(plan: dict[str, Any]) -> set[str]:
-    return {c["id"] for f in plan["functions"] for c in f["cases"]}
+@dataclass(frozen=True)
+class _Parts:
+    """What a node's archive holds, each read through the typed layer."""
+
+    plan: Plan
+    records: tuple[CaseRecord, ...]
+    sessions: tuple[SessionLine, ...]
+    env: EnvDocument | None
 
 
-def _checked_parts(
-    staged: Path, cell_id: str
-) -> tuple[dict[str, Any], list[dict[str, Any]], list[dict[str, Any]], dict[str, Any] | None]:
+def _checked_parts(staged: Path, cell_id: str) -> _Parts:
     """Plan, records, session lines and env of a staged archive, read by the typed layer."""
     from ..errors import PlanError
 
@@ -54,8 +66,8 @@ def _checked_parts(
         plan = read_plan(staged / "plan.json")
     except PlanError as exc:
         raise ArchiveRefused(f"the node's plan is not usable ({exc})") from None
-    if plan["cell"] != cell_id:
-        raise ArchiveRefused(f"the node sent the plan of {str(plan['cell'])[:80]!r}, not {cell_id}")
+    if plan.cell != cell_id:
+        raise ArchiveRefused(f"the node sent the plan of {plan.cell[:80]!r}, not {cell_id}")
     read = read_results(staged / "results.jsonl")
     if read.skipped:
         raise ArchiveRefused(
@@ -67,20 +79,17 @@ def _checked_parts(
     sessions, bad = read_sessions(staged / "sessions.jsonl")
     if bad:
         raise ArchiveRefused(f"{bad} session line(s) from the node do not read")
-    env = read_document(staged / "env.json", "env")
-    return plan, read.dicts(), [s.to_json() for s in sessions], env
+    return _Parts(plan, read.records, tuple(sessions), read_env(staged / "env.json"))
 
 
-def _first_landing(
-    cell_dir: Path, plan: dict[str, Any], env: dict[str, Any] | None, node: dict[str, Any]
-) -> None:
+def _first_landing(cell_dir: Path, plan: Plan, env: EnvDocument | None, node: JSONObject) -> None:
     cell_dir.mkdir()
     write_plan(plan, cell_dir / "plan.json")
     if env is not None:
-        write_new(cell_dir / "env.json", {**env, "node": node})
+        write_new(cell_dir / "env.json", {**env.to_json(), "node": node})
 
 
-def land_cell(run_dir: Path, cell_id: str, archive: Any, node: dict[str, Any]) -> Landed:
+def land_cell(run_dir: Path, cell_id: str, archive: bytes, node: JSONObject) -> Landed:
     """Check ``archive`` (from a node) and land it as ``run_dir``'s cell ``cell_id``.
 
     ``node`` is the provenance the head vouches for (what Ray says about the node, and what
@@ -93,34 +102,27 @@ def land_cell(run_dir: Path, cell_id: str, archive: Any, node: dict[str, Any]) -
     staged = incoming / f"{dir_name}-{secrets.token_hex(4)}"
     try:
         unpack_checked(archive, staged)
-        plan, records, sessions, env = _checked_parts(staged, cell_id)
+        parts = _checked_parts(staged, cell_id)
         cell_dir = run_dir / dir_name
         if cell_dir.exists():
             head_plan = read_plan(cell_dir / "plan.json")
-            if _planned(head_plan) != _planned(plan):
+            if head_plan.case_ids != parts.plan.case_ids:
                 raise ArchiveRefused(
                     f"the node ran other cases of {cell_id} than the run planned; it was not landed"
                 )
         else:
-            _first_landing(cell_dir, plan, env, node)
-            head_plan = plan
-        return _store(cell_dir, head_plan, records, sessions, staged, node)
+            _first_landing(cell_dir, parts.plan, parts.env, node)
+            head_plan = parts.plan
+        return _store(cell_dir, head_plan, parts, staged, node)
     finally:
         shutil.rmtree(staged, ignore_errors=True)
 
 
-def _store(
-    cell_dir: Path,
-    plan: dict[str, Any],
-    records: list[dict[str, Any]],
-    sessions: list[dict[str, Any]],
-    staged: Path,
-    node: dict[str, Any],
-) -> Landed:
+def _store(cell_dir: Path, plan: Plan, parts: _Parts, staged: Path, node: JSONObject) -> Landed:
     new = 0
     with CellWriter(cell_dir, plan) as writer:
-        for record in records:
-            if record.get("case") in writer.recorded:
+        for record in parts.records:
+            if record.case in writer.recorded:
                 continue  # landed before (the head's own copy, sent to resume from)
             try:
                 writer.store_host_record(record)
@@ -129,11 +131,14 @@ def _store(
             new += 1
         if writer.failure is not None:
             raise writer.failure
-        where = {"name": node.get("name"), "ray_node_id": node.get("ray_node_id")}
+        name, node_id = node.get("name"), node.get("ray_node_id")
+        where = NodeMark(
+            name if isinstance(name, str) else None, node_id if isinstance(node_id, str) else None
+        )
         fd = open_nofollow(writer.sessions_path, os.O_WRONLY | os.O_APPEND | os.O_CREAT)
         try:
-            for line in sessions:
-                append_line(fd, {**line, "node": where}, writer.sessions_path)
+            for line in parts.sessions:
+                append_line(fd, line.on_node(where).to_json(), writer.sessions_path)
         finally:
             os.close(fd)
         recorded = len(writer.recorded)
@@ -141,6 +146,6 @@ def _store(
     if logs.is_dir():
         (cell_dir / "logs").mkdir(exist_ok=True)
         os.rename(logs, cell_dir / "logs" / f"node-{node.get('name')}-{node.get('attempt')}")
-    planned = len(_planned(plan))
-    ended = sessions[-1].get("status") if sessions else None
-    return Landed(cell_dir, new, recorded, planned, recorded >= planned and ended == "complete")
+    planned = plan.case_count
+    complete = bool(parts.sessions) and parts.sessions[-1].complete
+    return Landed(cell_dir, new, recorded, planned, recorded >= planned and complete)

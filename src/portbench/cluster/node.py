@@ -19,7 +19,6 @@ import sys
 import time
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
 
 from ..errors import BackendUnavailable, LoggedError, PortbenchError
 from ..paths import state_dir
@@ -59,7 +58,7 @@ class NodeState:
     address: str | None
     resources: dict[str, float]
 
-    def to_json(self) -> dict[str, Any]:
+    def to_json(self) -> dict[str, object]:
         return {
             "schema": 1,
             "kind": "node",
@@ -75,7 +74,7 @@ def default_work_dir(name: str) -> Path:
     return state_dir() / "node" / name
 
 
-def read_state(work_dir: Path) -> dict[str, Any] | None:
+def read_state(work_dir: Path) -> dict[str, object] | None:
     try:
         data = loads_strict(read_bounded(work_dir / NODE_FILE, 1 << 20))
     except (OSError, ValueError, PortbenchError):

@@ -75,8 +75,8 @@ sg docker -c "{venv}/bin/portbench matrix --profile $PORTBENCH_PROFILE \\
 """
 
 
-def _resources(acc: Accelerator, cloud: str | None) -> dict[str, Any]:
-    resources: dict[str, Any] = {}
+def _resources(acc: Accelerator, cloud: str | None) -> dict[str, object]:
+    resources: dict[str, object] = {}
     if cloud:
         resources["cloud"] = cloud
     if acc.flavor == "cpu":
@@ -93,7 +93,7 @@ def _resources(acc: Accelerator, cloud: str | None) -> dict[str, Any]:
     return resources
 
 
-def task_document(acc: Accelerator, request: RenderRequest) -> dict[str, Any]:
+def task_document(acc: Accelerator, request: RenderRequest) -> dict[str, object]:
     """The SkyPilot task for one accelerator type, as data."""
     if request.mode not in MODES:
         raise UsageError(f"unknown mode '{request.mode}' (known: {', '.join(MODES)})")
@@ -106,7 +106,7 @@ def task_document(acc: Accelerator, request: RenderRequest) -> dict[str, Any]:
         "PORTBENCH_PROFILE": request.profile,
     }
     fill = {"venv": VENV, "checkout": CHECKOUT, "acc": acc.id}
-    task: dict[str, Any] = {
+    task: dict[str, object] = {
         "name": f"portbench-{acc.id}",
         "resources": _resources(acc, request.cloud),
         "num_nodes": 1,

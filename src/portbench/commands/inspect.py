@@ -13,6 +13,8 @@ from typing import Any
 from rich.console import Console
 from rich.table import Table
 
+from portbench_runner.contract import member
+
 from ..accelerators import is_present, load_accelerators
 from ..manifest import FRAMEWORKS, load_manifest
 from ..paths import runners_dir
@@ -73,7 +75,7 @@ def _pythons() -> list[tuple[str, str]]:
     return found
 
 
-def _probe(python: str) -> dict[str, Any]:
+def _probe(python: str) -> dict[str, object]:
     env = {"PYTHONPATH": str(runners_dir())}
     try:
         out = subprocess.run(
@@ -84,7 +86,7 @@ def _probe(python: str) -> dict[str, Any]:
             env=env,
             check=True,
         ).stdout
-        result: dict[str, Any] = json.loads(out)
+        result: dict[str, object] = json.loads(out)
         return result
     except (OSError, subprocess.SubprocessError, ValueError):
         return {}
@@ -119,10 +121,9 @@ def _doctor(args: argparse.Namespace) -> int:
         pythons.add_column(column)
     rows = [(sys.version.split()[0] + " (this)", sys.executable), *_pythons()]
     for version, path in rows:
-        info = _probe(path).get("frameworks", {})
+        info = member(_probe(path), "frameworks")
         cells = [
-            ", ".join(f"{k} {v}" for k, v in (info.get(fw) or {}).items()) or "-"
-            for fw in FRAMEWORKS
+            ", ".join(f"{k} {v}" for k, v in member(info, fw).items()) or "-" for fw in FRAMEWORKS
         ]
         pythons.add_row(version, path, *cells)
     console.print(pythons)

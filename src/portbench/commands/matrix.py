@@ -16,6 +16,8 @@ from rich.console import Console
 from rich.markup import escape
 from rich.table import Table
 
+from portbench_runner.contract import member
+
 from ..accelerators import Accelerator, is_present, load_accelerators
 from ..cellrun import BenchRequest, new_run_dir, run_cell
 from ..cluster.dispatch import DEFAULT_UNREACHABLE_AFTER_S
@@ -147,7 +149,7 @@ def _matrix(args: argparse.Namespace) -> int:
     hint = "pass --run-dir with a directory you can write"
     require_writable(run_dir, hint)
     make_dir(run_dir, hint, exist_ok=True)
-    cells: list[dict[str, Any]] = []
+    cells: list[dict[str, object]] = []
     matrix_started = time.monotonic()
     for acc in reachable:
         for framework in args.frameworks:
@@ -215,20 +217,21 @@ def _matrix(args: argparse.Namespace) -> int:
     return 1 if any(c["status"] == "failed" for c in cells) else 0
 
 
-def _print_table(console: Console, title: str, cells: list[dict[str, Any]]) -> None:
+def _print_table(console: Console, title: str, cells: list[dict[str, object]]) -> None:
     table = Table(title=title)
     for column in ("cell", "status", "functions pass/partial/complete/untested", "wall s", "why"):
         table.add_column(column)
     for row in cells:
-        counts = row.get("functions")
+        counts = member(row, "functions")
         text = (
-            "/".join(str(counts[k]) for k in ("pass", "partial", "complete", "untested"))
+            "/".join(str(counts.get(k)) for k in ("pass", "partial", "complete", "untested"))
             if counts
             else ""
         )
-        wall = f"{row['wall_s']:.1f}" if "wall_s" in row else ""
-        why = row.get("reason") or ""
+        wall_s = row.get("wall_s")
+        wall = f"{wall_s:.1f}" if isinstance(wall_s, (int, float)) else ""
+        why = str(row.get("reason") or "")
         if row.get("node"):
             why = f"node {row['node']}" + (f"; {why}" if why else "")
-        table.add_row(row["cell"], row["status"], text, wall, escape(why[:80]))
+        table.add_row(str(row["cell"]), str(row["status"]), text, wall, escape(why[:80]))
     console.print(table)

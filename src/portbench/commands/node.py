@@ -12,6 +12,8 @@ from rich.console import Console
 from rich.markup import escape
 from rich.table import Table
 
+from portbench_runner.contract import member
+
 from ..accelerators import load_accelerators
 from ..cluster.node import (
     NODE_LABEL,
@@ -139,7 +141,7 @@ def _status(args: argparse.Namespace) -> int:
     if state is None:
         console.print(f"node {escape(name)}: never started here (no {work_dir / 'node.json'})")
     else:
-        resources = ", ".join(sorted(state.get("resources") or {}))
+        resources = ", ".join(sorted(member(state, "resources")))
         running = f"{len(pids)} process(es) running" if pids else "not running"
         console.print(f"node {escape(name)}: {running}; advertises {escape(resources)}")
     if args.address:

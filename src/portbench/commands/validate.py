@@ -15,9 +15,11 @@ from rich.console import Console
 from rich.markup import escape
 from rich.table import Table
 
+from portbench_runner.contract import Rule
+
 from ..errors import UsageError
 from ..manifest import load_manifest
-from ..results import read_results
+from ..results import CaseRecord, Category, Outcome, read_results
 from ..rules import load_rules
 
 __all__ = ["register", "rule_usage"]
@@ -32,7 +34,7 @@ def register(subparsers: Any) -> None:
     parser.set_defaults(func=_validate)
 
 
-def _records(paths: list[Path], framework: str, console: Console) -> list[dict[str, Any]]:
+def _records(paths: list[Path], framework: str, console: Console) -> list[CaseRecord]:
     """The valid records of ``framework`` under ``paths``, read through the results layer
     (no link followed; damaged lines skipped, and how many is said)."""
     records = []
@@ -44,26 +46,23 @@ def _records(paths: list[Path], framework: str, console: Console) -> list[dict[s
             read = read_results(results)
             if read.skipped:
                 console.print(f"[yellow]note:[/] {escape(read.summary(results))}", soft_wrap=True)
-            records += [r for r in read.dicts() if r.get("framework") == framework]
+            records += [r for r in read.records if r.framework == framework]
     return records
 
 
 def rule_usage(
-    rules: list[dict[str, Any]], records: list[dict[str, Any]]
-) -> tuple[Counter[str], list[dict[str, Any]]]:
+    rules: list[Rule], records: list[CaseRecord]
+) -> tuple[Counter[str], list[CaseRecord]]:
     """How often each rule matched, and the failed records no rule matched."""
-    used: Counter[str] = Counter({rule["id"]: 0 for rule in rules})
+    used: Counter[str] = Counter({rule.id: 0 for rule in rules})
     unmatched = []
+    not_by_rules = (Category.TIMEOUT, Category.CRASH, Category.FALLBACK)
     for record in records:
-        if record.get("outcome") != "fail" or record.get("category") in (
-            "timeout",
-            "crash",
-            "fallback",
-        ):
+        if record.outcome is not Outcome.FAIL or record.category in not_by_rules:
             continue
-        if record.get("rule"):
-            used[record["rule"]] += 1
-        elif record.get("category") == "other":
+        if record.rule:
+            used[record.rule] += 1
+        elif record.category is Category.OTHER:
             unmatched.append(record)
     return used, unmatched
 
@@ -89,9 +88,9 @@ def _validate(args: argparse.Namespace) -> int:
         table.add_row(rule_id, str(count) if count else "[yellow]0 (stale?)[/]")
     console.print(table)
     for record in unmatched:
-        error = record.get("error") or {}
-        message = f"{error.get('type')}: {str(error.get('message') or '')[:160]}"
+        error = record.error
+        message = f"{error.type if error else None}: {(error.message if error else '')[:160]}"
         console.print(
-            escape(f"unmatched: {record['case']} ({record['cell']}): {message}"), soft_wrap=True
+            escape(f"unmatched: {record.case} ({record.cell}): {message}"), soft_wrap=True
         )
     return 0

@@ -15,12 +15,13 @@ import json
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+
+from portbench_runner.contract import EnvDocument, Plan, StudyPlan
 
 from ..errors import UsageError
 from ..outcomes import function_outcomes
-from ..plan import read_plan
-from ..results import CaseRecord, Outcome, read_document, read_results
+from ..plan import read_any_plan
+from ..results import CaseRecord, Outcome, read_env, read_results
 from .stats import MIN_SAMPLES, RatioEstimate, ratio_from_samples, ratio_from_summaries
 
 __all__ = [
@@ -33,9 +34,6 @@ __all__ = [
     "pair_cells",
 ]
 
-#: env.json's schema this reader knows.
-ENV_SCHEMA = 1
-
 
 @dataclass(frozen=True)
 class Thresholds:
@@ -47,22 +45,22 @@ class Thresholds:
 @dataclass(frozen=True)
 class CellSide:
     path: Path
-    plan: dict[str, Any]
-    env: dict[str, Any]
+    plan: Plan
+    env: EnvDocument
     records: dict[str, CaseRecord]
     unreadable_lines: int
 
     @property
     def cell_id(self) -> str:
-        return str(self.plan["cell"])
+        return self.plan.cell
 
     @property
     def framework(self) -> str:
-        return str(self.plan["framework"])
+        return self.plan.framework
 
     @property
     def accelerator(self) -> str:
-        return str(self.plan["accelerator"].get("id", "?"))
+        return self.plan.accelerator.id
 
 
 @dataclass(frozen=True)
@@ -109,12 +107,25 @@ def _cell_dirs(path: Path) -> list[Path]:
     return cells
 
 
+def _plan(path: Path) -> Plan:
+    """A cell's plan for a comparison; a study cell's is refused in one sentence that says
+    what compare can compare."""
+    plan = read_any_plan(path)
+    if isinstance(plan, StudyPlan):
+        raise UsageError(
+            f"{path.parent} is a study cell (the study's published outcomes, imported, with "
+            "no plan of cases to pair): compare pairs cells portbench ran (bench, census, "
+            "rerun, matrix) case by case; `portbench report` sets study cells beside them"
+        )
+    return plan
+
+
 def load_side(path: Path) -> list[CellSide]:
     """The cells of a run or cell directory, read through the results layer."""
     sides = []
     for cell_dir in _cell_dirs(path):
-        plan = read_plan(cell_dir / "plan.json")
-        env = read_document(cell_dir / "env.json", "env", schema_max=ENV_SCHEMA) or {}
+        plan = _plan(cell_dir / "plan.json")
+        env = read_env(cell_dir / "env.json") or EnvDocument(plan.cell)
         read = read_results(cell_dir / "results.jsonl")
         records = {r.case: r for r in read.records}
         sides.append(CellSide(cell_dir, plan, env, records, read.skipped))
@@ -143,51 +154,35 @@ def pair_cells(
     return pairs, left, right
 
 
-def _packages(env: dict[str, Any]) -> dict[str, str]:
-    packages = env.get("packages")
-    return {str(k): str(v) for k, v in packages.items()} if isinstance(packages, dict) else {}
-
-
-def _host(env: dict[str, Any]) -> str:
-    host = env.get("host")
-    return str(host.get("hostname", "")) if isinstance(host, dict) else ""
-
-
 def plan_differences(a: CellSide, b: CellSide) -> list[tuple[str, str, str]]:
     """(what, in A, in B) for every property of the two cells that differs."""
 
     def image(side: CellSide) -> str:
-        record = side.plan.get("image") or {}
-        return str(record.get("id") or "")[:19] if isinstance(record, dict) else ""
+        return side.plan.image.id[:19] if side.plan.image is not None else ""
 
     def accelerator(side: CellSide) -> str:
-        device = side.env.get("device")
-        name = device.get("device_name") if isinstance(device, dict) else None
+        name = side.env.device_name
         return f"{side.accelerator}" + (f" ({name})" if name else "")
-
-    def python(side: CellSide) -> str:
-        info = side.env.get("python")
-        return str(info.get("version", "")) if isinstance(info, dict) else ""
 
     facts: dict[str, Callable[[CellSide], str]] = {
         "cell": lambda s: s.cell_id,
         "accelerator": accelerator,
-        "profile": lambda s: str(s.plan.get("profile")),
-        "backend": lambda s: str(s.plan.get("backend")),
+        "profile": lambda s: s.plan.profile,
+        "backend": lambda s: s.plan.backend,
         "image": image,
-        "framework version": lambda s: str(s.env.get("framework_version") or ""),
-        "python": python,
-        "host": lambda s: _host(s.env),
-        "seed": lambda s: str(s.plan.get("seed")),
-        "timing": lambda s: json.dumps(s.plan.get("timing") or {}, sort_keys=True),
-        "portbench": lambda s: str(s.plan.get("portbench_version") or ""),
+        "framework version": lambda s: s.env.framework_version,
+        "python": lambda s: s.env.python_version,
+        "host": lambda s: s.env.hostname,
+        "seed": lambda s: str(s.plan.seed),
+        "timing": lambda s: json.dumps(s.plan.timing, sort_keys=True),
+        "portbench": lambda s: s.plan.portbench_version or "",
     }
     out = []
     for what, get in facts.items():
         left, right = get(a), get(b)
         if left != right:
             out.append((what, left, right))
-    packages_a, packages_b = _packages(a.env), _packages(b.env)
+    packages_a, packages_b = a.env.packages, b.env.packages
     for name in sorted(set(packages_a) | set(packages_b)):
         left, right = packages_a.get(name, "-"), packages_b.get(name, "-")
         if left != right:
@@ -195,21 +190,21 @@ def plan_differences(a: CellSide, b: CellSide) -> list[tuple[str, str, str]]:
     return out
 
 
-def _case_keys(side: CellSide) -> dict[str, tuple[Any, ...]]:
+#: What pairs two cases: the case file's hash, the case's own code hash, its seed.
+CaseKey = tuple[str | None, str | None, int]
+
+
+def _case_keys(side: CellSide) -> dict[str, CaseKey]:
     """case id -> (case-file hash, the case's own code hash, seed) as the plan compiled
     them (plans before per-case hashes have None for the second)."""
-    keys = {}
-    for function in side.plan["functions"]:
-        for case in function["cases"]:
-            keys[case["id"]] = (
-                function.get("case_file_sha256"),
-                case.get("code_sha256"),
-                case.get("seed"),
-            )
-    return keys
+    return {
+        case.id: (function.case_file_sha256, case.code_sha256, case.seed)
+        for function in side.plan.functions
+        for case in function.cases
+    }
 
 
-def _code_differs(a: tuple[Any, ...], b: tuple[Any, ...]) -> str | None:
+def _code_differs(a: CaseKey, b: CaseKey) -> str | None:
     """Why two cases of one id did not run the same code, or None if they did: by the
     case's own code hash where both plans have it (a case file that only gained cases, or
     whose other cases changed, still pairs), else by the whole case file's hash."""
@@ -255,7 +250,7 @@ def _verdict(estimate: RatioEstimate | None, thresholds: Thresholds) -> str:
 def compare_cells(a: CellSide, b: CellSide, thresholds: Thresholds) -> CellComparison:
     result = CellComparison(a, b, plan_differences(a, b))
     keys_a, keys_b = _case_keys(a), _case_keys(b)
-    timing_differs = (a.plan.get("timing") or {}) != (b.plan.get("timing") or {})
+    timing_differs = a.plan.timing != b.plan.timing
     unpaired: dict[str, int] = {}
 
     def skip(why: str) -> None:

@@ -162,8 +162,8 @@ def comparison_json(
     lone_a: list[CellSide],
     lone_b: list[CellSide],
     thresholds: Thresholds,
-) -> dict[str, Any]:
-    def case(c: CaseComparison) -> dict[str, Any]:
+) -> dict[str, object]:
+    def case(c: CaseComparison) -> dict[str, object]:
         estimate = c.estimate
         return {
             "case": c.case,

@@ -1,6 +1,8 @@
 """Local base images without a registry: debootstrap a Debian root and import it.
 
-bullseye gives Python 3.9 (the paper profiles), bookworm Python 3.11 (current).
+bullseye gives Python 3.9 (the paper profiles), bookworm Python 3.11 (current), trixie
+Python 3.13 (the newest framework releases, reached as release cells: JAX 0.11 and later need
+Python 3.12 or newer).
 """
 
 from __future__ import annotations
@@ -16,9 +18,11 @@ from typing import Any
 
 from ..errors import EnvironmentBuildError, UsageError
 
-__all__ = ["SUITES", "base_image_name", "make_base_image"]
+__all__ = ["GLIBC", "SUITES", "base_image_name", "make_base_image"]
 
-SUITES = {"bullseye": "3.9", "bookworm": "3.11"}
+SUITES = {"bullseye": "3.9", "bookworm": "3.11", "trixie": "3.13"}
+#: Each suite's glibc (major, minor): the newest manylinux wheel its Python can load.
+GLIBC = {"bullseye": (2, 31), "bookworm": (2, 36), "trixie": (2, 41)}
 PACKAGES = "python3,python3-venv,python3-pip,ca-certificates,passwd"
 
 

@@ -24,10 +24,12 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from portbench_runner.contract import ImageRef
+
 from ..errors import BackendUnavailable, EnvironmentBuildError
 from ..paths import images_dir
-from .install import install_parts
-from .locks import Lock, load_lock, lock_path
+from .install import install_parts, install_text
+from .locks import Lock, load_lock, lock_id, lock_path
 from .profiles import Profile, get_profile
 
 __all__ = [
@@ -53,10 +55,17 @@ class ImageSpec:
     base: str
     ca_bundle: Path | None
     find_links: Path | None
+    release_tag: str | None = None
+    """``jax-0.6.2`` for a release's image (its lock is the release's); None for a profile's."""
 
     @property
     def repository(self) -> str:
         return f"portbench/{self.framework}-{self.flavor}"
+
+    @property
+    def environment(self) -> str:
+        """What the image holds, in words: a profile's name or a release's pin."""
+        return self.lock.release or self.profile.name
 
 
 @dataclass(frozen=True)
@@ -77,17 +86,17 @@ class BuiltImage:
             str(image.id), tag, built, seconds, int(image.attrs.get("Size", 0)), image_labels(image)
         )
 
-    def record(self, lock_verified: bool) -> dict[str, Any]:
+    def record(self, lock_verified: bool) -> ImageRef:
         """What a plan and env.json say of the image: enough to find and check it again."""
-        return {
-            "id": self.id,
-            "tag": self.tag,
-            "lock_verified": lock_verified,
-            "lock_sha256": self.labels.get(f"{LABEL}.lock-sha256"),
-            "content": self.labels.get(f"{LABEL}.content"),
-            "base": self.labels.get(f"{LABEL}.base"),
-            "base_id": self.labels.get(f"{LABEL}.base-id"),
-        }
+        return ImageRef(
+            self.id,
+            self.tag,
+            lock_verified,
+            self.labels.get(f"{LABEL}.lock-sha256"),
+            self.labels.get(f"{LABEL}.content"),
+            self.labels.get(f"{LABEL}.base"),
+            self.labels.get(f"{LABEL}.base-id"),
+        )
 
 
 def docker_client() -> Any:
@@ -214,7 +223,8 @@ def content_key(spec: ImageSpec, base: BaseImage) -> str:
 
 
 def content_tag(spec: ImageSpec, key: str) -> str:
-    return f"{spec.repository}:{spec.profile.name}-{key[:12]}"
+    """``portbench/jax-cpu:current-<key>``, or for a release ``portbench/jax-cpu:jax-0.6.2-<key>``."""
+    return f"{spec.repository}:{spec.release_tag or spec.profile.name}-{key[:12]}"
 
 
 def check_labels(
@@ -254,7 +264,8 @@ def build_context(spec: ImageSpec, base: str) -> bytes:
         )
     files: dict[str, bytes] = {
         "Dockerfile": dockerfile,
-        "context/lock.txt": spec.lock.path.read_bytes(),
+        # The lock as pip reads it (a release's pylock.toml rendered with its hashes).
+        "context/lock.txt": install_text(spec.lock).encode(),
         "context/ca-bundle.crt": spec.ca_bundle.read_bytes() if spec.ca_bundle else b"",
     }
     # The lock as install steps: each index's packages from that index only, then PyPI.
@@ -314,7 +325,7 @@ def _build_failure(spec: ImageSpec, log_lines: list[str]) -> EnvironmentBuildErr
         )
     last = log_lines[-1] if log_lines else "no output"
     return EnvironmentBuildError(
-        f"building {spec.repository} ({spec.profile.name}) failed: {last[:200]}; the last lines "
+        f"building {spec.repository} ({spec.environment}) failed: {last[:200]}; the last lines "
         "of the build's output follow",
         log=tail_log,
     )
@@ -351,7 +362,7 @@ def ensure_image(spec: ImageSpec, note: Callable[[str], None], client: Any = Non
         return BuiltImage.of(image, tag, False, started)
     if not spec.lock.verified:
         note(
-            f"{spec.lock.path.name} ({spec.profile.name}) is unverified: written from documented versions, not resolved here"
+            f"{spec.lock.path.name} ({spec.environment}) is unverified: written from documented versions, not resolved here"
         )
     labels = {
         f"{LABEL}.profile": spec.profile.name,
@@ -363,7 +374,13 @@ def ensure_image(spec: ImageSpec, note: Callable[[str], None], client: Any = Non
         f"{LABEL}.base": base.name,
         f"{LABEL}.base-id": base.id,
         f"{LABEL}.base-digest": base.digest or "",
+        f"{LABEL}.python": spec.lock.python,
+        f"{LABEL}.lock-id": lock_id(spec.lock),
     }
+    if spec.lock.release is not None:
+        # What a sweep prunes by, and what `images prune` keeps while the lock is live.
+        labels[f"{LABEL}.release"] = spec.lock.release
+        labels[f"{LABEL}.build"] = spec.lock.build or ""
     before = _image_ids(client)
     try:
         # The SDK reads the whole build before it returns or raises; on failure its log is

@@ -28,9 +28,14 @@ def register(subparsers: Any) -> None:
     )
     sub = images.add_subparsers(dest="images_command", metavar="ACTION", required=True)
     build = sub.add_parser("build", help="build (or reuse) the image of a cell")
-    build.add_argument("--framework", required=True, choices=FRAMEWORKS)
+    build.add_argument("--framework", choices=FRAMEWORKS, help="(implied by --release)")
     build.add_argument("--accelerator", required=True)
     build.add_argument("--profile", default=DEFAULT_PROFILE, choices=PINNED_PROFILES)
+    build.add_argument(
+        "--release",
+        metavar="FRAMEWORK==VERSION",
+        help="a framework release instead of a profile (e.g. jax==0.6.2): its lock is made with uv",
+    )
     _build_options(build)
     build.set_defaults(func=_build)
     base = sub.add_parser("base", help="make local base images with debootstrap (no registry)")
@@ -47,7 +52,7 @@ def register(subparsers: Any) -> None:
     load = sub.add_parser("import", help="load an archive made by `images export`")
     load.add_argument("archive", type=Path)
     load.set_defaults(func=_import)
-    lock = sub.add_parser("lock", help="(re)write the profiles' locks")
+    lock = sub.add_parser("lock", help="(re)write the profiles' locks, or make a release's")
     lock.add_argument(
         "--only",
         nargs="+",
@@ -55,7 +60,28 @@ def register(subparsers: Any) -> None:
         metavar="PROFILE/FRAMEWORK-FLAVOR",
         help="e.g. current/jax-cpu",
     )
+    lock.add_argument(
+        "--release",
+        nargs="+",
+        default=[],
+        metavar="FRAMEWORK==VERSION",
+        help="make these releases' locks (cached under .portbench/, or committed with --commit)",
+    )
+    lock.add_argument("--flavor", default="cpu", help="the release locks' flavor (default cpu)")
+    lock.add_argument(
+        "--commit",
+        action="store_true",
+        help="write the release locks under images/locks/releases/ (for reference runs)",
+    )
     lock.set_defaults(func=_lock)
+    refresh = sub.add_parser(
+        "refresh", help="move current's locks to the newest releases that install on Python 3.11"
+    )
+    refresh.add_argument("--only", nargs="+", default=[], metavar="FRAMEWORK-FLAVOR")
+    refresh.add_argument(
+        "--dry-run", action="store_true", help="say what would move; write nothing"
+    )
+    refresh.set_defaults(func=_refresh)
     prune = sub.add_parser(
         "prune", help="remove portbench images and venvs that no lock uses any more"
     )
@@ -80,9 +106,25 @@ def _spec(args: argparse.Namespace) -> Any:
     flavor = get_accelerator(args.accelerator).flavor
     if args.find_links is not None and not args.find_links.is_dir():
         raise UsageError(f"--find-links {args.find_links} is not a directory of wheels")
+    release_text = getattr(args, "release", None)
+    if release_text:
+        from ..releases.images import release_image_spec
+        from ..releases.spec import parse_release
+
+        release = parse_release(release_text, args.framework)
+        return release_image_spec(
+            release, flavor, _dim_note(), args.base, args.ca_bundle, args.find_links
+        )
+    if args.framework is None:
+        raise UsageError("name the image's --framework (or a --release such as jax==0.6.2)")
     return image_spec(
         args.framework, flavor, args.profile, args.base, args.ca_bundle, args.find_links
     )
+
+
+def _dim_note() -> Any:
+    console = Console()
+    return lambda line: console.print(line, style="dim", markup=False)
 
 
 def _build(args: argparse.Namespace) -> int:
@@ -137,6 +179,8 @@ def _lock(args: argparse.Namespace) -> int:
     from .lockgen import LOCK_INPUTS, write_lock
 
     console = Console()
+    if args.release:
+        return _release_locks(args, console)
     keys = sorted(LOCK_INPUTS)
     if args.only:
         keys = [k for k in keys if f"{k[0]}/{k[1]}-{k[2]}" in args.only]
@@ -150,6 +194,55 @@ def _lock(args: argparse.Namespace) -> int:
             else "written unverified"
         )
         console.print(f"{path.relative_to(path.parents[2])}: {state}")
+    return 0
+
+
+def _release_locks(args: argparse.Namespace, console: Console) -> int:
+    from ..releases.images import disk_estimate
+    from ..releases.locking import committed_lock_path, generate_release_lock, release_lock
+    from ..releases.spec import parse_release
+    from .locks import load_lock
+
+    releases = [parse_release(text) for text in args.release]
+    note = _dim_note()
+    for release in releases:
+        if args.commit:
+            path = generate_release_lock(
+                release, args.flavor, committed_lock_path(release, args.flavor), note
+            )
+            lock = load_lock(path)
+        else:
+            lock = release_lock(release, args.flavor, note, refresh=True)
+        where = _shown(lock.path)
+        console.print(
+            f"{release.pin}: {where} (Python {lock.python} on {lock.suite}, numpy "
+            f"{lock.numpy or 'none'}, dependencies as of {lock.as_of}, build {lock.build}; "
+            f"{disk_estimate(lock)})"
+        )
+    return 0
+
+
+def _shown(path: Path) -> str:
+    from ..paths import project_root
+
+    try:
+        return str(path.relative_to(project_root()))
+    except ValueError:
+        return str(path)
+
+
+def _refresh(args: argparse.Namespace) -> int:
+    from .refresh import refresh_current
+
+    console = Console()
+    results = refresh_current(args.only, args.dry_run)
+    for result in results:
+        console.print(result.line(), markup=False)
+    moved = sum(1 for r in results if r.written)
+    verb = "would move" if args.dry_run else "moved"
+    if args.dry_run:
+        moved = sum(1 for r in results if r.changes)
+    console.print(f"{moved} lock(s) of current {verb}; review the diff like any code change")
     return 0
 
 
@@ -176,6 +269,11 @@ def _prune(args: argparse.Namespace) -> int:
         for profile in PINNED_PROFILES
         for p in (images_dir() / "locks" / profile).glob("*.txt")
     }
+    # Release locks, committed and cached: their images stay until a sweep prunes them.
+    for root in (images_dir() / "locks" / "releases", state_dir() / "locks" / "releases"):
+        live_locks |= {
+            hashlib.sha256(p.read_bytes()).hexdigest() for p in root.rglob("pylock.*.toml")
+        }
     live_census = {
         hashlib.sha256(p.read_bytes()).hexdigest()
         for p in (images_dir() / "locks" / "census").rglob("*.txt")

@@ -16,7 +16,7 @@ from dataclasses import dataclass
 
 from .locks import Lock
 
-__all__ = ["InstallPart", "install_parts"]
+__all__ = ["InstallPart", "install_parts", "install_text"]
 
 _PIN_START = re.compile(r"^(?P<name>[A-Za-z0-9_.\-]+)(\[[^\]]*\])?==")
 
@@ -42,12 +42,32 @@ def _blocks(text: str) -> list[tuple[str, str]]:
     return [(name, "\n".join(lines) + "\n") for name, lines in blocks]
 
 
+def _pylock_blocks(lock: Lock) -> list[tuple[str, str]]:
+    """A pylock's packages as requirement lines: ``name==version`` with every file's hash
+    (pip picks the wheel that fits; ``--require-hashes`` checks it)."""
+    blocks = []
+    for package in lock.packages:
+        hashes = "".join(f" \\\n    --hash=sha256:{digest}" for digest in package.sha256)
+        blocks.append((package.name, f"{package.name}=={package.version}{hashes}\n"))
+    return blocks
+
+
+def install_text(lock: Lock) -> str:
+    """The whole lock as one pip requirements file (a profile's lock as it is)."""
+    if lock.kind == "pylock":
+        return "".join(block for _, block in _pylock_blocks(lock))
+    return lock.path.read_text(encoding="utf-8")
+
+
 def install_parts(lock: Lock) -> list[InstallPart]:
     """The lock's install steps: one per named index (in lock order), then PyPI's."""
-    text = lock.path.read_text(encoding="utf-8")
+    if lock.kind == "pylock":
+        blocks = _pylock_blocks(lock)
+    else:
+        blocks = _blocks(lock.path.read_text(encoding="utf-8"))
     by_index: dict[str, list[str]] = {url: [] for url in dict.fromkeys(lock.indexes.values())}
     pypi: list[str] = []
-    for name, block in _blocks(text):
+    for name, block in blocks:
         url = lock.indexes.get(name)
         (by_index[url] if url else pypi).append(block)
     parts = [

@@ -7,16 +7,15 @@ Run ``portbench images lock [--only PROFILE]``; review the diff like any code ch
 
 from __future__ import annotations
 
-import shutil
-import subprocess
 import tempfile
 from dataclasses import dataclass
 from pathlib import Path
 
 from ..errors import EnvironmentBuildError
-from .locks import lock_path
+from .locks import load_lock, lock_path
+from .uvtool import run_uv, uv_reason
 
-__all__ = ["LOCK_INPUTS", "LockInput", "write_lock"]
+__all__ = ["CURRENT", "LOCK_INPUTS", "CurrentLock", "LockInput", "current_version", "write_lock"]
 
 #: PyTorch's own index of CPU builds: the only one serving ``torch==X+cpu``.
 PYTORCH_CPU_INDEX = "https://download.pytorch.org/whl/cpu"
@@ -36,6 +35,96 @@ class LockInput:
     find_links: str | None = None
     indexes: tuple[tuple[str, str], ...] = ()
     """(package, index URL): packages that only that index serves (``# index:`` lines)."""
+
+
+@dataclass(frozen=True)
+class CurrentLock:
+    """How a lock of ``current`` pins its framework: ``template`` with ``{version}`` filled
+    in by the version the lock pins now (``portbench images refresh`` moves it)."""
+
+    package: str
+    """The package whose pinned version is the framework's (``tensorflow-cpu``)."""
+    template: tuple[str, ...]
+    verified: bool
+    source: str
+    find_links: str | None = None
+    indexes: tuple[tuple[str, str], ...] = ()
+
+    def requirements(self, version: str) -> tuple[str, ...]:
+        return tuple(item.format(version=version) for item in self.template)
+
+
+_PYPI = "uv pip compile against PyPI"
+CURRENT: dict[tuple[str, str], CurrentLock] = {
+    ("jax", "cpu"): CurrentLock("jax", ("jax=={version}", "jaxlib=={version}"), True, _PYPI),
+    ("jax", "cuda"): CurrentLock("jax", ("jax[cuda12]=={version}",), True, _PYPI),
+    ("jax", "tpu"): CurrentLock(
+        "jax", ("jax[tpu]=={version}",), True, _PYPI + " (libtpu is on PyPI)"
+    ),
+    ("torch", "cpu"): CurrentLock(
+        "torch",
+        ("torch=={version}+cpu", "numpy"),
+        True,
+        _PYPI + " + the CPU wheel of PyTorch's cpu index (here: /opt/wheels)",
+        find_links="/opt/wheels",
+        indexes=(("torch", PYTORCH_CPU_INDEX),),
+    ),
+    ("torch", "cuda"): CurrentLock(
+        "torch",
+        ("torch=={version}", "numpy"),
+        True,
+        _PYPI + " (CUDA build with its nvidia packages)",
+    ),
+    ("torch", "tpu"): CurrentLock(
+        "torch-xla",
+        ("torch=={version}", "torch-xla[tpu]=={version}", "numpy"),
+        False,
+        "torch-xla's newest release ({version}) pairs with torch {version}; libtpu from PyTorch/XLA's index",
+    ),
+    ("tensorflow", "cpu"): CurrentLock(
+        "tensorflow-cpu", ("tensorflow-cpu=={version}",), True, _PYPI
+    ),
+    ("tensorflow", "cuda"): CurrentLock(
+        "tensorflow", ("tensorflow[and-cuda]=={version}",), True, _PYPI
+    ),
+    ("tensorflow", "tpu"): CurrentLock(
+        "tensorflow-tpu",
+        ("tensorflow-tpu=={version}",),
+        False,
+        "tensorflow-tpu needs libtpu from Google's index at install time",
+    ),
+    # Predicted cells (#30, docs/predictions.md): torch_xla on its CPU client, paired with
+    # the torch release of the same version (PyPI's CUDA build; setuptools: inductor
+    # imports it on Python 3.11), and TensorFlow's ordinary wheel, which declares its GPU
+    # kernels (tensorflow-cpu does not).
+    ("torch", "predict"): CurrentLock(
+        "torch-xla",
+        ("torch=={version}", "torch-xla=={version}", "numpy", "setuptools"),
+        True,
+        _PYPI + " (torch-xla {version} is the newest PyPI serves)",
+    ),
+    ("tensorflow", "predict"): CurrentLock("tensorflow", ("tensorflow=={version}",), True, _PYPI),
+}
+#: What ``current`` pinned when its locks were first written (used where a lock is missing).
+CURRENT_DEFAULTS = {
+    "jax": "0.10.2",
+    "torch": "2.13.0",
+    "torch-xla": "2.9.0",
+    "tensorflow-cpu": "2.20.0",
+    "tensorflow": "2.20.0",
+    "tensorflow-tpu": "2.20.0",
+}
+
+
+def current_version(framework: str, flavor: str) -> str:
+    """The framework version ``current``'s lock pins now (its build suffix, ``+cpu``, cut)."""
+    package = CURRENT[(framework, flavor)].package
+    path = lock_path("current", framework, flavor)
+    if path.exists():
+        pinned = load_lock(path).pins.get(package)
+        if pinned:
+            return pinned.split("+", 1)[0]
+    return CURRENT_DEFAULTS[package]
 
 
 def _inputs() -> dict[tuple[str, str, str], LockInput]:
@@ -141,51 +230,23 @@ def _inputs() -> dict[tuple[str, str, str], LockInput]:
         False,
         "libtpu-nightly from JAX's release index (jax[tpu]==0.4.13)",
     )
-    table[("current", "jax", "cpu")] = LockInput(
-        ("jax==0.10.2", "jaxlib==0.10.2"), "3.11", True, pypi
-    )
-    table[("current", "jax", "cuda")] = LockInput(("jax[cuda12]==0.10.2",), "3.11", True, pypi)
-    table[("current", "jax", "tpu")] = LockInput(
-        ("jax[tpu]==0.10.2",), "3.11", True, pypi + " (libtpu is on PyPI)"
-    )
-    table[("current", "torch", "cpu")] = LockInput(
-        ("torch==2.13.0+cpu", "numpy"),
-        "3.11",
-        True,
-        "uv pip compile against PyPI + the CPU wheel of PyTorch's cpu index (here: /opt/wheels)",
-        find_links="/opt/wheels",
-        indexes=(("torch", PYTORCH_CPU_INDEX),),
-    )
-    table[("current", "torch", "cuda")] = LockInput(
-        ("torch==2.13.0", "numpy"), "3.11", True, pypi + " (CUDA build with its nvidia packages)"
-    )
-    table[("current", "torch", "tpu")] = LockInput(
-        ("torch==2.9.0", "torch-xla[tpu]==2.9.0", "numpy"),
-        "3.11",
-        False,
-        "torch-xla's newest release (2.9.0) pairs with torch 2.9.0; libtpu from PyTorch/XLA's index",
-    )
-    table[("current", "tensorflow", "cpu")] = LockInput(
-        ("tensorflow-cpu==2.20.0",), "3.11", True, pypi
-    )
-    table[("current", "tensorflow", "cuda")] = LockInput(
-        ("tensorflow[and-cuda]==2.20.0",), "3.11", True, pypi
-    )
-    table[("current", "tensorflow", "tpu")] = LockInput(
-        ("tensorflow-tpu==2.20.0",),
-        "3.11",
-        False,
-        "tensorflow-tpu needs libtpu from Google's index at install time",
-    )
+    for (framework, flavor), current in CURRENT.items():
+        version = current_version(framework, flavor)
+        table[("current", framework, flavor)] = LockInput(
+            current.requirements(version),
+            "3.11",
+            current.verified,
+            current.source.format(version=version),
+            find_links=current.find_links,
+            indexes=current.indexes,
+        )
     table.update(_predict_inputs(pypi))
     return table
 
 
 def _predict_inputs(pypi: str) -> dict[tuple[str, str, str], LockInput]:
-    """Predicted cells' environments (#30, docs/predictions.md): torch_xla on its CPU
-    client (one torch-xla release per profile, paired with the same torch release, which
-    PyPI serves as a CUDA build), and TensorFlow's ordinary wheel, which declares its GPU
-    kernels (tensorflow-cpu does not)."""
+    """The paper profiles' environments of predicted cells (#30, docs/predictions.md);
+    ``current``'s are in :data:`CURRENT`, so ``portbench images refresh`` moves them."""
     table: dict[tuple[str, str, str], LockInput] = {}
     for profile in ("paper", "paper-nearest"):
         table[(profile, "tensorflow", "predict")] = LockInput(
@@ -196,16 +257,6 @@ def _predict_inputs(pypi: str) -> dict[tuple[str, str, str], LockInput]:
         "3.9",
         True,
         pypi + " (torch-xla 2.1.0 is the oldest PyPI serves; the study ran 1.12)",
-    )
-    table[("current", "torch", "predict")] = LockInput(
-        # setuptools: torch.compile's inductor imports it on Python 3.11.
-        ("torch==2.9.0", "torch-xla==2.9.0", "numpy", "setuptools"),
-        "3.11",
-        True,
-        pypi + " (torch-xla 2.9.0 is the newest PyPI serves)",
-    )
-    table[("current", "tensorflow", "predict")] = LockInput(
-        ("tensorflow==2.20.0",), "3.11", True, pypi
     )
     return table
 
@@ -225,25 +276,33 @@ def _header(profile: str, framework: str, flavor: str, spec: LockInput) -> str:
     return "\n".join(lines) + "\n"
 
 
-def write_lock(profile: str, framework: str, flavor: str) -> Path:
-    """Resolve (or write from documented pins) one lock; returns its path."""
-    spec = LOCK_INPUTS[(profile, framework, flavor)]
-    path = lock_path(profile, framework, flavor)
+def write_lock(
+    profile: str,
+    framework: str,
+    flavor: str,
+    spec: LockInput | None = None,
+    dest: Path | None = None,
+    torch_backend: str | None = None,
+) -> Path:
+    """Resolve (or write from documented pins) one lock; returns its path.
+
+    ``spec`` and ``dest`` default to the table's entry and the lock's own path (a refresh
+    passes its own); ``torch_backend`` is uv's ``--torch-backend`` (``cpu``: PyTorch's CPU
+    index for torch alone).
+    """
+    spec = spec or LOCK_INPUTS[(profile, framework, flavor)]
+    path = dest or lock_path(profile, framework, flavor)
     path.parent.mkdir(parents=True, exist_ok=True)
     if not spec.verified:
         path.write_text(
             _header(profile, framework, flavor, spec) + "\n".join(spec.requirements) + "\n"
         )
         return path
-    uv = shutil.which("uv")
-    if uv is None:
-        raise EnvironmentBuildError("resolving locks needs uv; pip install uv")
     with tempfile.TemporaryDirectory() as tmp:
         source = Path(tmp) / "requirements.in"
         source.write_text("\n".join(spec.requirements) + "\n")
         out = Path(tmp) / "lock.txt"
         cmd = [
-            uv,
             "pip",
             "compile",
             str(source),
@@ -259,10 +318,12 @@ def write_lock(profile: str, framework: str, flavor: str) -> Path:
         ]
         if spec.find_links:
             cmd += ["--find-links", spec.find_links]
-        proc = subprocess.run(cmd, capture_output=True, text=True, check=False)
+        if torch_backend:
+            cmd += ["--torch-backend", torch_backend]
+        proc = run_uv(cmd)
         if proc.returncode != 0:
             raise EnvironmentBuildError(
-                f"resolving {path.name} ({profile}) failed: {proc.stderr.strip().splitlines()[-1:]}",
+                f"resolving {path.name} ({profile}) failed: {uv_reason(proc.stderr)}",
                 log=proc.stderr,
             )
         # uv's "via" comments name the temporary input file; they carry no information.

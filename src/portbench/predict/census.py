@@ -9,13 +9,15 @@ from dataclasses import replace
 
 from rich.console import Console
 
+from portbench_runner.contract import PredictionControl
+
 from ..accelerators import Accelerator
 from ..cellrun import CellRunResult, execute_cell, new_run_dir, open_cell
 from ..census.environment import census_environment
 from ..census.plan import compile_census_plan
 from ..census.run import LISTING_FILE, CensusRequest, census_dir_name, list_database
 from ..errors import UsageError
-from ..plan import CellSpec
+from ..plan import CellSpec, plan_accelerator
 from ..results.safeio import loads_strict, write_new
 from ..rules import load_rules
 from ..writable import make_dir, require_writable
@@ -29,7 +31,7 @@ def run_predicted_census(request: CensusRequest, console: Console) -> CellRunRes
     if request.resume is not None:
         raise UsageError("--predict cannot go with --resume; run the predicted census anew")
     spec = predict_spec(request.framework, request.accelerator, request.profile)
-    if spec.control == "cpu_twin":
+    if spec.control is PredictionControl.CPU_TWIN:
         raise UsageError(
             f"a {request.framework} census cannot be predicted for {spec.target} yet (its "
             "entries would run on torch_xla's CPU client); predict the bench cases instead"
@@ -58,21 +60,21 @@ def run_predicted_census(request: CensusRequest, console: Console) -> CellRunRes
         cell,
         listing,
         load_rules(request.framework),
-        replace(request.options, site=site),
+        replace(
+            request.options,
+            site=site,
+            plan=replace(request.options.plan, prediction=spec.settings()),
+        ),
         hashlib.sha256(data).hexdigest(),
     )
-    plan.update(
-        {
-            "accelerator": cpu_cell.accelerator.to_plan(),
-            "predict": spec.to_plan(),
-            "image": prepared.image,
-            "installer": prepared.installer,
-            "rerun_prefix": plan["rerun_prefix"].replace(
-                f"--accelerator {spec.cell_accelerator}",
-                f"--accelerator {spec.target} --predict",
-            ),
-        }
-    )
+    plan = replace(
+        plan,
+        accelerator=plan_accelerator(cpu_cell.accelerator),
+        rerun_prefix=plan.rerun_prefix.replace(
+            f"--accelerator {spec.cell_accelerator}",
+            f"--accelerator {spec.target} --predict",
+        ),
+    ).in_environment(replace(prepared.cell_environment, manifest_root=None))
     make_dir(cell_dir, "pass --run-dir with a directory you can write")
     write_new(cell_dir / LISTING_FILE, loads_strict(data))
     console.print(

@@ -1,20 +1,22 @@
 """Running a predicted cell: compiled as an observed cell of the same framework would be,
-then made a cell of its own (its id, the CPU it runs on, the ``predict`` object), and run
-on this machine's CPU in the environment its method needs."""
+with the plan's ``prediction`` (target, platform, method, control), as a cell of its own
+(its id; the CPU it runs on), and run on this machine's CPU in the environment its method
+needs."""
 
 from __future__ import annotations
 
 import shlex
 from dataclasses import replace
-from typing import Any
 
 from rich.console import Console
+
+from portbench_runner.contract import Plan, PredictionControl, PredictionMethod
 
 from ..accelerators import Accelerator, get_accelerator
 from ..cellrun import BenchRequest, CellRunResult, choose_backend, execute_cell, new_run_dir
 from ..errors import UsageError
 from ..manifest import FRAMEWORKS, load_manifest
-from ..plan import CellSpec, compile_plan
+from ..plan import CellSpec, compile_plan, plan_accelerator
 from ..profiles import check_profile
 from ..rules import load_rules
 from ..writable import make_dir, require_writable
@@ -27,7 +29,7 @@ TF_XLA_CASES_PER_WORKER = 100
 
 def predicted_plan(
     request: BenchRequest, spec: PredictSpec, backend_name: str
-) -> tuple[CellSpec, dict[str, Any]]:
+) -> tuple[CellSpec, Plan]:
     """The cell and plan of a predicted cell: what runs is the CPU (so the backends pick the
     CPU's container options), what the cell is called and predicts is the target."""
     cpu = get_accelerator("cpu")
@@ -36,8 +38,12 @@ def predicted_plan(
     )
     cell = CellSpec(request.framework, virtual, request.profile, backend_name)
     # torch_xla cases run on XLA's CPU client; the CPU twin in the same worker is the control.
-    options = replace(request.options, differential=spec.control == "cpu_twin")
-    if request.framework == "tensorflow" and spec.method == "xla_cpu":
+    options = replace(
+        request.options,
+        differential=spec.control is PredictionControl.CPU_TWIN,
+        prediction=spec.settings(),
+    )
+    if request.framework == "tensorflow" and spec.method is PredictionMethod.XLA_CPU:
         # Every case compiles its call with XLA once more and TensorFlow keeps each
         # executable: a fresh worker every few hundred cases bounds the memory (a worker
         # held 6 GB after 100 such cases).
@@ -60,14 +66,7 @@ def predicted_plan(
             backend_name,
         ]
     )
-    plan.update(
-        {
-            "accelerator": cpu.to_plan(),
-            "predict": spec.to_plan(),
-            "rerun_prefix": rerun,
-        }
-    )
-    return cell, plan
+    return cell, replace(plan, accelerator=plan_accelerator(cpu), rerun_prefix=rerun)
 
 
 def run_predicted_cell(request: BenchRequest, console: Console) -> CellRunResult:
@@ -91,20 +90,14 @@ def run_predicted_cell(request: BenchRequest, console: Console) -> CellRunResult
         raise UsageError(f"{cell_dir} exists already; pass another --run-dir")
     require_writable(cell_dir, "pass --run-dir with a directory you can write")
     prepared = backend.prepare(request.framework, spec.env_flavor, request.profile)
-    plan.update(
-        {
-            "manifest_root": prepared.manifest_root or plan["manifest_root"],
-            "image": prepared.image,
-            "installer": prepared.installer,
-        }
-    )
+    plan = plan.in_environment(prepared.cell_environment)
     make_dir(cell_dir, "pass --run-dir with a directory you can write")
     console.print(
         f"[bold]predicting[/] {request.framework} on {spec.target} ({spec.method}, platform "
         f"{spec.platform}) on this machine's CPU: a predicted pass means the call "
         + (
             "runs on XLA's CPU client with no aten:: fallback"
-            if spec.method == "xla_cpu" and request.framework == "torch"
+            if spec.method is PredictionMethod.XLA_CPU and request.framework == "torch"
             else "lowers or compiles with no host work"
         )
         + ", never that it passes its check on the device"

@@ -11,7 +11,8 @@ TensorFlow's ordinary wheel, which declares its GPU kernels), and is named
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Any
+
+from portbench_runner.contract import PredictionControl, PredictionMethod, PredictionSettings
 
 from ..accelerators import load_accelerators
 from ..errors import UsageError
@@ -24,6 +25,8 @@ PREDICTED_SUFFIX = "-predicted"
 #: yet; ``cuda`` names any CUDA GPU as ``gpu`` does).
 PLATFORM_TARGETS = {"cuda": "cuda", "rocm": "rocm"}
 _PLATFORM_OF_FLAVOR = {"cuda": "cuda", "tpu": "tpu"}
+_LOWERED, _CPU_RUN = PredictionMethod.LOWERED, PredictionControl.CPU_RUN
+_CPU_TWIN = PredictionControl.CPU_TWIN
 
 
 @dataclass(frozen=True)
@@ -35,10 +38,10 @@ class PredictSpec:
     """The accelerator id (or JAX platform name) predicted for."""
     platform: str
     """``cuda``, ``rocm`` or ``tpu``: the platform lowered for or whose kernels are read."""
-    method: str
-    """``lowered``, ``xla_cpu``, ``declared_kernel`` or ``dispatcher`` (runners'
-    prediction.METHODS; the last two make ``declared`` evidence, the others ``predicted``)."""
-    control: str
+    method: PredictionMethod
+    """The last two (declared kernels, the dispatcher) make ``declared`` evidence, the
+    others ``predicted``."""
+    control: PredictionControl
     """``cpu_run``: the case runs on the CPU and the look is the prediction; ``cpu_twin``:
     the case runs on XLA's CPU client and its CPU twin is the control."""
     env_flavor: str
@@ -48,13 +51,9 @@ class PredictSpec:
     def cell_accelerator(self) -> str:
         return f"{self.target}{PREDICTED_SUFFIX}"
 
-    def to_plan(self) -> dict[str, Any]:
-        return {
-            "target": self.target,
-            "platform": self.platform,
-            "method": self.method,
-            "control": self.control,
-        }
+    def settings(self) -> PredictionSettings:
+        """The plan's ``prediction``."""
+        return PredictionSettings(self.method, self.target, self.platform, self.control)
 
 
 def _platform(target: str) -> str:
@@ -78,7 +77,7 @@ def predict_spec(framework: str, target: str, profile: str) -> PredictSpec:
     saying why there is none."""
     platform = _platform(target)
     if framework == "jax":
-        return PredictSpec(framework, target, platform, "lowered", "cpu_run", "cpu")
+        return PredictSpec(framework, target, platform, _LOWERED, _CPU_RUN, "cpu")
     if platform == "rocm":
         raise UsageError(
             f"{framework} has no way here to predict a ROCm GPU (its ROCm builds are not on "
@@ -90,13 +89,19 @@ def predict_spec(framework: str, target: str, profile: str) -> PredictSpec:
                 "torch-xla 1.12 (the study's) is on no index pip reaches; predict with "
                 "--profile paper-nearest (torch-xla 2.1.0, the oldest PyPI serves) instead"
             )
-        return PredictSpec(framework, target, platform, "xla_cpu", "cpu_twin", "predict")
+        return PredictSpec(
+            framework, target, platform, PredictionMethod.XLA_CPU, _CPU_TWIN, "predict"
+        )
     if framework == "torch":
         # PyPI's torch 1.12.0 wheel (paper profiles' CPU lock) is a CUDA build: its
         # dispatcher declares the CUDA kernels. The current CPU lock is a +cpu build.
         flavor = "cpu" if profile in ("paper", "paper-nearest") else "cuda"
-        return PredictSpec(framework, target, platform, "dispatcher", "cpu_run", flavor)
+        return PredictSpec(
+            framework, target, platform, PredictionMethod.DISPATCHER, _CPU_RUN, flavor
+        )
     if framework == "tensorflow":
-        method = "declared_kernel" if platform == "cuda" else "xla_cpu"
-        return PredictSpec(framework, target, platform, method, "cpu_run", "predict")
+        method = (
+            PredictionMethod.DECLARED_KERNEL if platform == "cuda" else PredictionMethod.XLA_CPU
+        )
+        return PredictSpec(framework, target, platform, method, _CPU_RUN, "predict")
     raise UsageError(f"cannot predict {framework} (known: jax, torch, tensorflow)")

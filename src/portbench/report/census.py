@@ -15,8 +15,10 @@ from __future__ import annotations
 import re
 from collections import Counter
 from dataclasses import dataclass
-from typing import Any
 
+from portbench_runner.contract import Plan
+
+from ..results import AnyRecord, CaseRecord, Outcome
 from .load import Cell
 from .tables import Table
 
@@ -52,24 +54,23 @@ class CensusCase:
 
 
 def is_census(cell: Cell) -> bool:
-    return isinstance((cell.plan or {}).get("census"), dict)
+    return cell.census is not None
 
 
 def census_cells(cells: list[Cell]) -> list[Cell]:
     return [cell for cell in cells if is_census(cell)]
 
 
-def _support(record: dict[str, Any]) -> tuple[str, int, int]:
-    raw = record.get("census")
-    census: dict[str, Any] = raw if isinstance(raw, dict) else {}
-    samples = int(census.get("samples") or 0)
-    ok = int(census.get("agreed") or 0) + int(census.get("unchecked") or 0)
-    outcome = record.get("outcome")
-    if outcome == "pass":
+def _support(record: AnyRecord) -> tuple[str, int, int]:
+    census = record.census if isinstance(record, CaseRecord) else None
+    samples = (census.samples or 0) if census is not None else 0
+    ok = ((census.agreed or 0) + (census.unchecked or 0)) if census is not None else 0
+    outcome = record.outcome
+    if outcome is Outcome.PASS:
         return "yes", samples, ok
-    if outcome == "skip":
+    if outcome is Outcome.SKIP:
         return "no-sample", samples, ok
-    if outcome == "error":
+    if outcome is Outcome.ERROR:
         return "error", samples, ok
     return ("partly" if ok else "no"), samples, ok
 
@@ -110,29 +111,29 @@ def _merge(a: CensusCase, b: CensusCase) -> CensusCase:
 
 
 def _recorded_cases(cell: Cell) -> list[CensusCase]:
-    plan = cell.plan or {}
-    flavor = str((plan.get("accelerator") or {}).get("flavor") or "cpu")
-    device_type = DEVICE_TYPES.get(flavor)
-    by_case = {str(r.get("case")): r for r in cell.records}
+    plan = cell.plan
+    if not isinstance(plan, Plan):
+        return []
+    device_type = DEVICE_TYPES.get(plan.accelerator.flavor)
+    by_case = {r.case: r for r in cell.records}
     rows = []
-    for function in plan.get("functions") or []:
-        census = function.get("census") or {}
-        declared_types = census.get("declared") or {}
-        operator = str(census.get("row") or function.get("function", "")).removeprefix("census:")
-        for case in function.get("cases") or []:
-            dtype = str(case.get("dtype") or case.get("name"))
+    for function in plan.functions:
+        census = function.census
+        declared_types = census.declared if census is not None else {}
+        row = census.row if census is not None else None
+        operator = (row or function.function).removeprefix("census:")
+        for case in function.cases:
+            dtype = case.dtype or case.name
             declared = (
-                dtype in (declared_types.get(device_type) or [])
+                dtype in declared_types.get(device_type, ())
                 if device_type in declared_types
                 else None
             )
-            record = by_case.get(str(case.get("id")))
+            record = by_case.get(case.id)
             if record is None:
                 continue
             support, samples, ok = _support(record)
-            raw = record.get("error")
-            error: dict[str, Any] = raw if isinstance(raw, dict) else {}
-            message = str(error.get("message") or record.get("reason") or "").strip()
+            category = record.category.value if record.category is not None else None
             rows.append(
                 CensusCase(
                     operator,
@@ -141,8 +142,8 @@ def _recorded_cases(cell: Cell) -> list[CensusCase]:
                     declared,
                     samples,
                     ok,
-                    record.get("category"),
-                    _first_line(message),
+                    category,
+                    _first_line(record.message.strip()),
                 )
             )
     return rows
@@ -162,7 +163,7 @@ def _first_line(message: str) -> str:
 
 
 def _dtypes(cell: Cell) -> list[str]:
-    return [str(d) for d in ((cell.plan or {}).get("census") or {}).get("dtypes") or []]
+    return list(cell.census.dtypes) if cell.census is not None else []
 
 
 def census_support(cell: Cell) -> Table:
@@ -215,11 +216,14 @@ def census_summary_table(cells: list[Cell]) -> Table:
         some = sum(1 for v in tested.values() if any(s in ("yes", "partly") for s in v))
         none = sum(1 for v in tested.values() if v and not any(s in ("yes", "partly") for s in v))
         declared_failing, undeclared_working = _finding_counts(cases)
-        census = (cell.plan or {}).get("census") or {}
+        census = cell.census
+        database = (
+            f"{_short(census.database)} {census.version}" if census is not None else _short(None)
+        )
         table.rows.append(
             [
                 cell.cell_id,
-                f"{_short(census.get('database'))} {census.get('version', '')}".strip(),
+                database,
                 cell.status,
                 len(by_op),
                 all_yes,
@@ -235,13 +239,13 @@ def census_summary_table(cells: list[Cell]) -> Table:
     return table
 
 
-def _short(database: Any) -> str:
+def _short(database: str | None) -> str:
     """``torch.testing._internal.common_methods_invocations.op_db`` -> ``op_db``."""
     return str(database or "?").rsplit(".", 1)[-1]
 
 
 def _wall_s(cell: Cell) -> float:
-    return sum(float(r.get("duration_s") or 0.0) for r in cell.records)
+    return sum(r.duration_s for r in cell.records if isinstance(r, CaseRecord))
 
 
 def _finding_counts(cases: list[CensusCase]) -> tuple[int, int]:
@@ -286,7 +290,7 @@ _RANK = {"yes": 2, "partly": 1, "no": 0}
 def _version_key(cell: Cell) -> tuple[tuple[int, ...], str, str]:
     """Cells of a framework in the order of their database's version (oldest first), then
     by name: "better in the last cell" then reads as "better in the newer version"."""
-    version = str(((cell.plan or {}).get("census") or {}).get("version") or "")
+    version = cell.census.version if cell.census is not None else ""
     numbers = tuple(int(n) for n in re.findall(r"\d+", version.split("+", maxsplit=1)[0])[:4])
     return numbers, version, cell.name
 
@@ -294,7 +298,7 @@ def _version_key(cell: Cell) -> tuple[tuple[int, ...], str, str]:
 def _cell_label(cell: Cell) -> str:
     """``torch/cpu/paper`` of op_db 1.12.0 -> ``cpu/paper (1.12.0)``: the framework is the
     table's, the version is what the profile stands for."""
-    version = ((cell.plan or {}).get("census") or {}).get("version")
+    version = cell.census.version if cell.census is not None else None
     name = cell.name.removeprefix(f"{cell.framework}/")
     return f"{name} ({version})" if version else name
 

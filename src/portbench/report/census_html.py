@@ -43,10 +43,11 @@ def _cell_map(cell: Cell) -> list[str]:
     by_op: dict[str, dict[str, CensusCase]] = {}
     for case in cases:
         by_op.setdefault(case.operator, {})[case.dtype] = case
-    census = (cell.plan or {}).get("census") or {}
+    census = cell.census
+    database, version = (census.database, census.version) if census is not None else ("", "")
     parts = [
         f"<h2 id='{html.escape(cell.path.name)}'>{html.escape(cell.cell_id)}</h2>",
-        f"<p>{html.escape(str(census.get('database', '')))} {html.escape(str(census.get('version', '')))};"
+        f"<p>{html.escape(database)} {html.escape(version)};"
         f" {len(by_op)} operators, {len(cases)} operator x dtype pairs; {cell.status}</p>",
         "<table><tr><th></th>",
         *(f"<th class='d'><div>{html.escape(d)}</div></th>" for d in dtypes),

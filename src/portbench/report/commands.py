@@ -80,6 +80,13 @@ def register(subparsers: Any) -> None:
     report.add_argument(
         "--no-study", action="store_true", help="leave the study's imported cells out"
     )
+    report.add_argument(
+        "--store",
+        type=Path,
+        default=None,
+        metavar="FILE",
+        help="read every cell from the store (portbench ingest) instead of run directories",
+    )
     report.set_defaults(func=_report)
     study = subparsers.add_parser(
         "import-study",
@@ -175,15 +182,20 @@ def build_report(
     with_study: bool = True,
     with_reference: bool = False,
     wide: bool = False,
+    loaded: list[Cell] | None = None,
 ) -> list[Path]:
     # Before any cell is read: a folder that cannot be written is one sentence, not a traceback.
     require_writable(out, "pass --out with a directory you can write")
-    cells = tell_apart(load_labelled(runs, with_reference))
+    # ``loaded``: cells read elsewhere (the store); the study's then come from there too.
+    if loaded is not None and any(c.is_study for c in loaded):
+        with_study = False
+    cells = tell_apart(loaded if loaded is not None else load_labelled(runs, with_reference))
     if not cells and not with_study:
         raise ResultsError(
             'no cells found; run `nox -s "bench(jax, cpu)"` first or pass run directories'
         )
-    ours = len(cells)
+    # Cells from the store hold the study's too (placed last): they are not ours.
+    ours = len(cells) - sum(c.is_study for c in cells) if loaded is not None else len(cells)
     if with_study:
         cells += study_cells(study)
     # Predicted cells (#30), bench or census, are another kind of evidence: their own
@@ -211,7 +223,7 @@ def build_report(
     damaged = sum(c.unreadable_lines for c in cells)
     summary = (
         f"{ours} portbench cells from {len({c.path.parent for c in cells[:ours]})} runs"
-        + (f", {len(cells) - ours} study cells" if with_study else "")
+        + (f", {len(cells) - ours} study cells" if with_study or len(cells) > ours else "")
         + "; "
         + (f"not complete: {', '.join(failed)}; " if failed else "all complete; ")
         + f"{damaged} unreadable result lines"
@@ -230,6 +242,11 @@ def _report(args: argparse.Namespace) -> int:
     if args.svg is not None:
         # Checked before the report is built: a wrong path costs a second, not a report.
         require_writable(args.svg.parent, "pass --svg a file in a directory you can write")
+    loaded = None
+    if args.store is not None:
+        from ..store.cells import load_store_cells
+
+        loaded = load_store_cells(args.store)
     build_report(
         args.runs,
         args.out or project_root() / "report",
@@ -239,6 +256,7 @@ def _report(args: argparse.Namespace) -> int:
         not args.no_study,
         args.with_reference,
         args.wide,
+        loaded,
     )
     if args.svg is not None:
         args.svg.parent.mkdir(parents=True, exist_ok=True)

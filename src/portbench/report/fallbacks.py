@@ -12,11 +12,14 @@ such, so their numbers are read as the upper bound they are.
 from __future__ import annotations
 
 from collections import Counter
-from typing import Any
+from collections.abc import Iterable
+from dataclasses import replace
+
+from portbench_runner.contract import Evidence, Plan
 
 from ..outcomes import function_outcomes
-from ..results import fallback_seen
-from .load import STUDY_BACKEND, Cell
+from ..results import AnyRecord, CaseRecord, Category, Outcome, Stage
+from .load import Cell
 from .tables import Table
 
 __all__ = ["fallback_cases", "fallbacks", "strict_records"]
@@ -25,17 +28,17 @@ __all__ = ["fallback_cases", "fallbacks", "strict_records"]
 ITEMS_SHOWN = 3
 
 
-def strict_records(records: list[dict[str, Any]]) -> list[dict[str, Any]]:
+def strict_records(records: Iterable[AnyRecord]) -> list[AnyRecord]:
     """The records with every marked pass turned into a ``fallback`` failure."""
     return [
-        {**r, "outcome": "fail", "stage": "call", "category": "fallback"}
-        if r.get("outcome") == "pass" and fallback_seen(r.get("evidence"))
+        replace(r, outcome=Outcome.FAIL, stage=Stage.CALL, category=Category.FALLBACK)
+        if isinstance(r, CaseRecord) and r.outcome is Outcome.PASS and r.fallback_marked
         else r
         for r in records
     ]
 
 
-def _counts(outcomes: dict[Any, str]) -> str:
+def _counts(outcomes: dict[tuple[str, str | None], str]) -> str:
     counts = Counter(outcomes.values())
     return f"{counts['pass']} / {counts['partial']} / {counts['complete']}"
 
@@ -65,32 +68,28 @@ def fallbacks(cells: list[Cell]) -> Table:
         "fallbacks.",
     )
     for cell in cells:
-        plan = cell.plan or {"functions": []}
+        plan = cell.plan
         recorded = _counts(function_outcomes(plan, cell.records))
-        if cell.backend == STUDY_BACKEND:
+        if cell.is_study or not isinstance(plan, Plan):
             # The study's own numbers, beside ours: it had no probe, so they could not
             # tell a pass on the device from a pass on the host.
             table.rows.append([cell.cell_id, "none", "-", "-", "-", "-", "-", recorded, "not seen"])
             continue
-        evidence: list[dict[str, Any]] = [
-            r["evidence"] for r in cell.records if isinstance(r.get("evidence"), dict)
-        ]
-        marked = [
-            r for r in cell.records if r["outcome"] == "pass" and fallback_seen(r.get("evidence"))
-        ]
+        evidence = [r.evidence for r in cell.records if r.evidence is not None]
+        marked = [r for r in cell.records if r.outcome is Outcome.PASS and r.fallback_marked]
         failed = [
-            r for r in cell.records if r["outcome"] == "fail" and r.get("category") == "fallback"
+            r for r in cell.records if r.outcome is Outcome.FAIL and r.category is Category.FALLBACK
         ]
-        probed = sum(1 for e in evidence if e.get("seen") is True)
+        probed = sum(1 for e in evidence if e.seen is True)
         table.rows.append(
             [
                 cell.cell_id,
                 _setting(plan),
                 probed,
-                sum(1 for e in evidence if e.get("seen") is False),
+                sum(1 for e in evidence if e.seen is False),
                 len(marked),
                 len(failed),
-                len({r["function"] for r in marked + failed}),
+                len({r.function for r in marked + failed}),
                 recorded,
                 _counts(function_outcomes(plan, strict_records(cell.records)))
                 if evidence
@@ -100,24 +99,24 @@ def fallbacks(cells: list[Cell]) -> Table:
     return table
 
 
-def _setting(plan: dict[str, Any]) -> str:
-    given = plan.get("fallback")
-    if not isinstance(given, dict):
+def _setting(plan: Plan) -> str:
+    if plan.schema < 2:
         return "mark (plan before #20)"
-    text = str(given.get("mode", "mark"))
-    if given.get("soft_placement"):
+    given = plan.fallback
+    text = given.mode.value
+    if given.soft_placement:
         text += ", soft placement"
-    if given.get("lower_for"):
-        text += f", lowered for {given['lower_for']}"
+    if given.lower_for:
+        text += f", lowered for {given.lower_for}"
     return text
 
 
-def _host_work(evidence: Any) -> str:
-    if not isinstance(evidence, dict):
+def _host_work(evidence: Evidence | None) -> str:
+    if evidence is None:
         return ""
-    items = evidence.get("host_work") or []
-    text = "; ".join(f"{i.get('kind')}: {i.get('what')}" for i in items[:ITEMS_SHOWN])
-    more = len(items) - ITEMS_SHOWN + int(evidence.get("host_work_dropped") or 0)
+    items = evidence.host_work
+    text = "; ".join(f"{i.kind}: {i.what}" for i in items[:ITEMS_SHOWN])
+    more = len(items) - ITEMS_SHOWN + (evidence.host_work_dropped or 0)
     return text + (f"; +{more} more" if more > 0 else "")
 
 
@@ -130,17 +129,17 @@ def fallback_cases(cells: list[Cell]) -> Table:
     )
     for cell in cells:
         for r in cell.records:
-            evidence = r.get("evidence")
-            if fallback_seen(evidence) or r.get("category") == "fallback":
-                evidence = evidence if isinstance(evidence, dict) else {}
-                table.rows.append(
-                    [
-                        cell.cell_id,
-                        r["case"],
-                        "pass (marked)" if r["outcome"] == "pass" else r["outcome"],
-                        evidence.get("probe", "output placement"),
-                        evidence.get("platform", ""),
-                        _host_work(evidence) or ((r.get("error") or {}).get("message") or "")[:200],
-                    ]
-                )
+            if not (r.fallback_marked or r.category is Category.FALLBACK):
+                continue
+            evidence = r.evidence
+            table.rows.append(
+                [
+                    cell.cell_id,
+                    r.case,
+                    "pass (marked)" if r.outcome is Outcome.PASS else r.outcome.value,
+                    (evidence.probe if evidence else None) or "output placement",
+                    (evidence.platform if evidence else None) or "",
+                    _host_work(evidence) or r.message[:200],
+                ]
+            )
     return table

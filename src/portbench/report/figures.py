@@ -83,7 +83,7 @@ def portability_figure(table: Table, out: Path) -> list[Path]:
 
 def failures_figure(cells: list[Cell], out: Path) -> list[Path]:
     counts = {
-        c.name: Counter(r.get("category") for r in c.records if r["outcome"] == "fail")
+        c.name: Counter(str(r.category) for r in c.records if r.outcome == "fail")
         for c in latest_cells(cells)
     }
     counts = {k: v for k, v in counts.items() if v}

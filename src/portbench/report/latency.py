@@ -21,9 +21,9 @@ import zlib
 from collections import defaultdict
 from collections.abc import Callable
 from dataclasses import dataclass
-from typing import Any
 
 from ..accelerators import load_accelerators
+from ..results import AnyRecord, Outcome, StudyRecord
 from .load import Cell
 from .study_sources import is_study_profile
 from .study_timing import usable_timing
@@ -69,21 +69,16 @@ class FunctionRatio:
     noisy_cases: int
 
 
-def case_latency(record: dict[str, Any]) -> CaseLatency | None:
-    timing = record.get("timing") or {}
-    warm = timing.get("warm")
-    if record.get("outcome") == "pass" and warm and warm.get("median_ms"):
-        return CaseLatency(
-            float(warm["median_ms"]),
-            timing.get("cold_ms"),
-            warm.get("q1_ms"),
-            warm.get("q3_ms"),
-            bool(warm.get("noisy")),
-        )
-    study = timing.get("study")
-    mean = usable_timing(record)
-    if study and mean is not None:
-        return CaseLatency(mean, None, study.get("q1_ms"), study.get("q3_ms"), False)
+def case_latency(record: AnyRecord) -> CaseLatency | None:
+    if isinstance(record, StudyRecord):
+        mean = usable_timing(record)
+        if record.timing is None or mean is None:
+            return None
+        return CaseLatency(mean, None, record.timing.q1_ms, record.timing.q3_ms, False)
+    timing = record.timing
+    warm = timing.warm if timing is not None else None
+    if record.outcome is Outcome.PASS and timing is not None and warm and warm.median_ms:
+        return CaseLatency(warm.median_ms, timing.cold_ms, warm.q1_ms, warm.q3_ms, warm.noisy)
     return None
 
 
@@ -93,7 +88,7 @@ def case_latencies(cell: Cell) -> dict[tuple[str, str | None], dict[str, CaseLat
     for record in cell.records:
         latency = case_latency(record)
         if latency is not None:
-            grouped[(record["function"], record.get("study_test_file"))][record["case"]] = latency
+            grouped[(record.function, record.study_test_file)][record.case] = latency
     return grouped
 
 
@@ -154,7 +149,7 @@ def compare(a: Cell, b: Cell) -> list[FunctionRatio]:
 
 
 def _started(cell: Cell) -> str:
-    return str((cell.env or {}).get("started_at") or "")
+    return (cell.env.started_at if cell.env is not None else None) or ""
 
 
 def latest_cells(cells: list[Cell]) -> list[Cell]:
@@ -176,9 +171,14 @@ def _accelerator_rank() -> dict[str, int]:
 
 
 def _floor(cell: Cell) -> str:
-    floor = ((cell.env or {}).get("dispatch_floor") or {}).get("op") or {}
-    warm = floor.get("warm") or {}
-    return f"{warm['median_ms']:.4g}" if warm.get("median_ms") else ""
+    floor = cell.env.section("dispatch_floor").get("op") if cell.env is not None else None
+    warm = floor.get("warm") if isinstance(floor, dict) else None
+    median = warm.get("median_ms") if isinstance(warm, dict) else None
+    return f"{median:.4g}" if isinstance(median, (int, float)) and median else ""
+
+
+def _version(cell: Cell) -> str:
+    return (cell.env.framework_version if cell.env is not None else "") or "?"
 
 
 def _kind(cell: Cell) -> str:
@@ -369,8 +369,7 @@ def version_tables(cells: list[Cell]) -> list[Table]:
                 table = Table(
                     f"versions-{framework}-{accelerator}-{old_name}-vs-{new_name}",
                     f"Versions, {framework} on {accelerator}: {old_name} "
-                    f"({(old.env or {}).get('framework_version', '?')}) -> {new_name} "
-                    f"({(new.env or {}).get('framework_version', '?')})",
+                    f"({_version(old)}) -> {new_name} ({_version(new)})",
                     ["function", old_name, new_name, "change", f"{new_name}/{old_name} latency"],
                 )
                 changes = {"became portable": 0, "broke": 0, "faster": 0, "slower": 0}

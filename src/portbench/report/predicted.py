@@ -11,9 +11,19 @@ control fails, or the look cannot be made here) count as untested.
 from __future__ import annotations
 
 from collections import Counter
-from typing import Any
+from dataclasses import replace
+
+from portbench_runner.contract import (
+    CaseRecord,
+    EvidenceKind,
+    Outcome,
+    Plan,
+    PredictionSettings,
+    PredictionVerdict,
+)
 
 from ..outcomes import function_outcomes
+from ..results import AnyRecord
 from .load import Cell
 from .tables import Table
 
@@ -25,35 +35,39 @@ __all__ = [
     "predicted_summary",
     "predicted_tables",
     "prediction_of",
+    "verdict",
+    "versions",
 ]
 
-#: Verdicts of a predicted record (runners' prediction.VERDICTS); None: skipped or errored.
-VERDICTS = ("pass", "fail", "not_predictable")
 
-
-def evidence_kind(record: dict[str, Any]) -> str:
-    """``observed`` (the default: a record without the field ran on its device),
+def evidence_kind(record: AnyRecord) -> EvidenceKind:
+    """``observed`` (a study record, and a record without the field, ran on its device),
     ``predicted`` or ``declared``."""
-    kind = record.get("evidence_kind")
-    return kind if isinstance(kind, str) else "observed"
+    return record.evidence_kind if isinstance(record, CaseRecord) else EvidenceKind.OBSERVED
+
+
+def _settings(cell: Cell) -> PredictionSettings | None:
+    return cell.plan.prediction if isinstance(cell.plan, Plan) else None
 
 
 def is_predicted(cell: Cell) -> bool:
     """A cell whose plan predicts a target, or any of whose records is predicted."""
-    if isinstance((cell.plan or {}).get("predict"), dict):
+    if _settings(cell) is not None:
         return True
-    return any(evidence_kind(r) != "observed" for r in cell.records)
+    return any(evidence_kind(r) is not EvidenceKind.OBSERVED for r in cell.records)
 
 
 def prediction_of(cell: Cell) -> dict[str, str]:
     """The cell's target, platform and method as its plan names them."""
-    given = (cell.plan or {}).get("predict") or {}
-    return {key: str(given.get(key, "?")) for key in ("target", "platform", "method")}
+    given = _settings(cell)
+    if given is None:
+        return {"target": "?", "platform": "?", "method": "?"}
+    return {"target": given.target, "platform": given.looks_at, "method": given.method.value}
 
 
 def versions(cell: Cell) -> str:
     """The framework release(s) that made the prediction, from env.json."""
-    device = (cell.env or {}).get("device") or {}
+    device = cell.env.section("device") if cell.env is not None else {}
     found = [str(device.get("framework_version") or "?")]
     for key in ("torch_xla_version", "jaxlib_version"):
         if device.get(key):
@@ -61,10 +75,12 @@ def versions(cell: Cell) -> str:
     return ", ".join(found)
 
 
-def _verdict(record: dict[str, Any]) -> str | None:
-    given = record.get("prediction")
-    verdict = given.get("verdict") if isinstance(given, dict) else None
-    return verdict if verdict in VERDICTS else None
+def verdict(record: AnyRecord) -> PredictionVerdict | None:
+    """A predicted record's verdict; None for a record without one (skipped or errored on
+    the CPU, or a crash or timeout the supervisor recorded)."""
+    if not isinstance(record, CaseRecord) or record.prediction is None:
+        return None
+    return record.prediction.verdict
 
 
 def predicted_outcomes(cell: Cell) -> dict[tuple[str, str | None], str]:
@@ -72,12 +88,12 @@ def predicted_outcomes(cell: Cell) -> dict[tuple[str, str | None], str]:
     a timeout on this machine) carries no verdict: it says nothing of the target and counts
     as not predictable (untested), never as a predicted failure."""
     records = [
-        {**r, "outcome": "skip", "stage": None, "category": None}
-        if r.get("outcome") == "fail" and _verdict(r) is None
+        replace(r, outcome=Outcome.SKIP, stage=None, category=None)
+        if isinstance(r, CaseRecord) and r.outcome is Outcome.FAIL and verdict(r) is None
         else r
         for r in cell.records
     ]
-    return function_outcomes(cell.plan or {"functions": []}, records)
+    return function_outcomes(cell.plan, records)
 
 
 def predicted_summary(cells: list[Cell]) -> Table:
@@ -105,8 +121,10 @@ def predicted_summary(cells: list[Cell]) -> Table:
         "this machine (docs/predictions.md); such cases count as untested.",
     )
     for cell in cells:
-        verdicts = Counter(_verdict(r) for r in cell.records)
-        categories = Counter(str(r.get("category")) for r in cell.records if _verdict(r) == "fail")
+        verdicts = Counter(verdict(r) for r in cell.records)
+        categories = Counter(
+            str(r.category) for r in cell.records if verdict(r) is PredictionVerdict.FAIL
+        )
         functions = Counter(predicted_outcomes(cell).values())
         method = prediction_of(cell)
         table.rows.append(
@@ -116,9 +134,9 @@ def predicted_summary(cells: list[Cell]) -> Table:
                 versions(cell),
                 cell.status,
                 len(cell.records),
-                verdicts["pass"],
-                verdicts["fail"],
-                verdicts["not_predictable"],
+                verdicts[PredictionVerdict.PASS],
+                verdicts[PredictionVerdict.FAIL],
+                verdicts[PredictionVerdict.NOT_PREDICTABLE],
                 verdicts[None],
                 "/".join(str(functions[k]) for k in ("pass", "partial", "complete", "untested")),
                 ", ".join(f"{k} {n}" for k, n in categories.most_common()) or "-",
@@ -137,15 +155,16 @@ def predicted_cases(cells: list[Cell], limit_per_cell: int = 200) -> Table:
     for cell in cells:
         shown = 0
         for record in cell.records:
-            verdict = _verdict(record)
-            if verdict not in ("fail", "not_predictable") or shown >= limit_per_cell:
+            said = verdict(record)
+            if said is None or said is PredictionVerdict.PASS or shown >= limit_per_cell:
                 continue
+            assert isinstance(record, CaseRecord) and record.prediction is not None
             shown += 1
-            why = str((record.get("prediction") or {}).get("why") or record.get("reason") or "")
-            if verdict == "not_predictable":
-                why = str(record.get("reason") or why)
+            why = record.prediction.note or record.reason or ""
+            if said is PredictionVerdict.NOT_PREDICTABLE:
+                why = record.reason or why
             table.rows.append(
-                [cell.name, record["case"], verdict, record.get("category") or "-", why[:200]]
+                [cell.name, record.case, said.value, record.category or "-", why[:200]]
             )
     return table
 

@@ -19,6 +19,8 @@ from collections import Counter
 from dataclasses import dataclass
 from typing import Any
 
+from portbench_runner.contract import Outcome, StudyRecord
+
 from ..errors import UsageError
 from ..paths import project_root
 from .load import Cell
@@ -118,18 +120,18 @@ def _study_device(cells: list[Cell]) -> dict[tuple[str, str], Cell]:
     return {
         (c.framework, c.accelerator): c
         for c in cells
-        if c.profile == "study" and (c.env or {}).get("study", {}).get("report")
+        if c.profile == "study" and c.study_facts.get("report")
     }
 
 
 def _first_error(cell: Cell, function: str, failing: bool) -> str:
     for record in cell.records:
-        if record.get("function") != function or record.get("harness"):
+        if record.function != function or (isinstance(record, StudyRecord) and record.harness):
             continue
-        if failing and record.get("outcome") != "fail":
+        if failing and record.outcome is not Outcome.FAIL:
             continue
-        message = str((record.get("error") or {}).get("message") or "").strip()
-        return message.splitlines()[0][:140] if message else str(record.get("outcome"))
+        message = (record.error.message if record.error is not None else "").strip()
+        return message.splitlines()[0][:140] if message else record.outcome.value
     return ""
 
 

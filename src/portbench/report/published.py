@@ -16,6 +16,7 @@ from typing import Any
 from ..errors import UsageError
 from ..outcomes import function_outcomes
 from ..paths import project_root
+from ..results import StudyRecord
 from .latency import latest_cells
 from .load import Cell
 from .study_sources import is_study_profile
@@ -51,8 +52,8 @@ def published_rows(table: str) -> list[dict[str, str]]:
 def outcomes_without_harness(cell: Cell) -> dict[tuple[str, str | None], str]:
     """Function outcomes with every record the harness rules mark left out (a function whose
     only sub-tests were the harness's becomes untested, still in the denominator)."""
-    kept = [r for r in cell.records if not r.get("harness")]
-    return function_outcomes(cell.plan or {"functions": []}, kept)
+    kept = [r for r in cell.records if not (isinstance(r, StudyRecord) and r.harness)]
+    return function_outcomes(cell.plan, kept)
 
 
 def _study_cells(cells: list[Cell]) -> dict[tuple[str, str], Cell]:
@@ -60,7 +61,7 @@ def _study_cells(cells: list[Cell]) -> dict[tuple[str, str], Cell]:
 
 
 def _has_outcomes(cell: Cell) -> bool:
-    return bool((cell.env or {}).get("study", {}).get("report"))
+    return bool(cell.study_facts.get("report"))
 
 
 def _format(counts: Counter[str], percent: bool) -> str:
@@ -109,7 +110,7 @@ def published_outcomes(cells: list[Cell]) -> Table:
                 why = (
                     "the study's data was not imported"
                     if cell is None
-                    else (cell.env or {}).get("study", {}).get("report_note", "")
+                    else str(cell.study_facts.get("report_note") or "")
                 )
                 table.rows.append(
                     [name, row["framework"], row["device"], _printed(row), "-", "-", "-", why]
@@ -161,21 +162,22 @@ def harness_cases(cells: list[Cell]) -> Table:
         if accelerator not in ("gpu-t4", "tpu-v3") or not _has_outcomes(cell):
             continue
         changed = harness_functions(cell)
-        for r in sorted(cell.records, key=lambda r: (r["function"], r.get("study_key", ""))):
-            harness = r.get("harness")
-            if not harness:
+        study = [r for r in cell.records if isinstance(r, StudyRecord)]
+        for r in sorted(study, key=lambda r: (r.function, r.study_key or "")):
+            harness = r.harness
+            if harness is None:
                 continue
-            key = (r["function"], r.get("study_test_file"))
+            key = (r.function, r.study_test_file)
             effect = "->".join(changed[key]) if key in changed else "unchanged"
             table.rows.append(
                 [
                     cell.name,
-                    r["function"],
-                    r["case_name"],
-                    r.get("study_outcome"),
-                    harness.get("rule"),
+                    r.function,
+                    r.case_name,
+                    r.study_outcome,
+                    harness.rule,
                     effect,
-                    harness.get("why"),
+                    harness.why,
                 ]
             )
     counts = Counter(row[0] for row in table.rows)
@@ -268,10 +270,8 @@ def published_strata(cells: list[Cell]) -> Table:
             and _flavor(c.accelerator) == row["device"]
         ]
         for cell in candidates:
-            strata = {
-                (f["function"], f.get("study_test_file")): str(f.get("stratum"))
-                for f in (cell.plan or {}).get("functions", [])
-            }
+            functions = () if cell.plan is None else cell.plan.functions
+            strata = {(f.function, f.study_test_file): str(f.stratum) for f in functions}
             outcomes = cell.function_outcomes()
             study_cell = is_study_profile(cell.profile)
             clean = outcomes_without_harness(cell) if study_cell else None

@@ -27,16 +27,25 @@ from __future__ import annotations
 
 import csv
 import hashlib
-import importlib.util
 import json
 import re
 import statistics
 from collections.abc import Iterator
 from pathlib import Path
 from types import ModuleType
-from typing import Any
 
-from ..paths import project_root, runners_dir, state_dir
+from portbench_runner.contract import (
+    Rule,
+    SessionLine,
+    SessionStatus,
+    StudyFunction,
+    StudyPlan,
+    StudyRecord,
+    dumps,
+    member,
+)
+
+from ..paths import project_root, state_dir
 from ..rules import load_rules
 from .harness import HarnessRule, harness_rule_for, load_harness_rules
 from .study_sources import (
@@ -58,8 +67,9 @@ __all__ = [
 
 COMMIT = "b220f30acd8c27b9389d5e5800328ca825e7ec9e"
 #: Raised whenever the importer writes other cells from the same input, so that a cache of
-#: cells written by an older importer is never read as the study.
-IMPORTER_VERSION = 2
+#: cells written by an older importer is never read as the study (3: study plans are a
+#: kind of their own, ``study-plan``; every record is written through the contract).
+IMPORTER_VERSION = 3
 UNRECORDED = "the study kept no test report for this device: outcome unknown"
 
 _DEVICE_SUFFIX = re.compile(r"_(cuda|xla|cpu)(?=_|$)")
@@ -93,14 +103,10 @@ def study_cells_dir(archive: Path) -> Path:
 
 def _load_classifier() -> ModuleType:
     # The runner's own matcher, so imported failures are categorized by exactly the rules
-    # that categorize portbench's (the runner package is stdlib-only and not installed).
-    spec = importlib.util.spec_from_file_location(
-        "_portbench_runner_classify", runners_dir() / "portbench_runner" / "classify.py"
-    )
-    assert spec is not None and spec.loader is not None
-    module = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(module)
-    return module
+    # that categorize portbench's.
+    from portbench_runner import classify
+
+    return classify
 
 
 def _study_functions(framework: str) -> list[dict[str, str]]:
@@ -109,12 +115,12 @@ def _study_functions(framework: str) -> list[dict[str, str]]:
         return [r for r in csv.DictReader(handle) if r["framework"] == framework]
 
 
-def _failure(test: dict[str, Any]) -> tuple[str, list[str], str] | None:
+def _failure(test: dict[str, object]) -> tuple[str, list[str], str] | None:
     """(stage, exception type names, message) of the first failed phase, or None."""
     for stage in ("setup", "call", "teardown"):
-        phase = test.get(stage) or {}
+        phase = member(test, stage)
         if phase.get("outcome") == "failed":
-            crash = phase.get("crash") or {}
+            crash = member(phase, "crash")
             message = str(crash.get("message") or phase.get("longrepr") or "")
             head, sep, _ = message.partition(": ")
             names = [head.rsplit(".", 1)[-1]] if sep and re.fullmatch(r"[\w.]+", head) else []
@@ -122,9 +128,9 @@ def _failure(test: dict[str, Any]) -> tuple[str, list[str], str] | None:
     return None
 
 
-def _skip_reason(test: dict[str, Any]) -> str:
+def _skip_reason(test: dict[str, object]) -> str:
     for stage in ("setup", "call"):
-        longrepr = (test.get(stage) or {}).get("longrepr")
+        longrepr = member(test, stage).get("longrepr")
         if longrepr:
             return str(longrepr)[-300:]
     return "skipped by the study's test"
@@ -132,7 +138,7 @@ def _skip_reason(test: dict[str, Any]) -> str:
 
 def _timing(
     runs: list[list[float]], test_times: list[float], n_files: int
-) -> dict[str, Any] | None:
+) -> dict[str, object] | None:
     ops = [op for run in runs for op in run]
     if not ops:
         return None
@@ -160,17 +166,17 @@ def _timing(
 
 
 def _outcome_fields(
-    test: dict[str, Any] | None,
+    test: dict[str, object] | None,
     name: str,
     note: str,
-    rules: list[dict[str, Any]],
+    rules: list[Rule],
     harness: tuple[HarnessRule, ...],
     classifier: ModuleType,
-) -> dict[str, Any]:
+) -> dict[str, object]:
     """The record's outcome fields from the device's report (``test`` is None when the
     sub-test is absent from it)."""
     if test is None:
-        fields: dict[str, Any] = {
+        fields: dict[str, object] = {
             "study_outcome": "absent from report",
             "reason": "timed, but absent from this device's test report: outcome unknown",
         }
@@ -211,7 +217,7 @@ def _outcome_fields(
             fields["reason"] = f"the report gives the outcome {outcome!r}"
         failed_with: str | None = None
         if fields.get("outcome") == "fail":
-            failed_with = str((fields.get("error") or {}).get("message") or "")
+            failed_with = str(member(fields, "error").get("message") or "")
         rule = harness_rule_for(harness, name, failed_with, note)
     if rule is not None:
         fields["harness"] = {"rule": rule.id, "why": rule.why}
@@ -244,15 +250,15 @@ def _records(
     source: StudySource,
     files: StudyFiles,
     report: ChosenReport,
-    rules: list[dict[str, Any]],
+    rules: list[Rule],
     harness: tuple[HarnessRule, ...],
     classifier: ModuleType,
-) -> tuple[list[dict[str, Any]], list[str], list[str]]:
+) -> tuple[list[StudyRecord], list[str], list[str]]:
     rows = {r["study_test_file"]: r for r in _study_functions(source.framework)}
     runs, test_times, used = _read_runs(files, source)
     # Record key -> (its entry in the timing files, its test in the report): every test of
     # the report and every timed sub-test, each once.
-    entries: dict[str, tuple[str | None, dict[str, Any] | None]] = {}
+    entries: dict[str, tuple[str | None, dict[str, object] | None]] = {}
     if report.tests is not None:
         entries = {k: v for k, v in report.tests.items() if source.select(k)}
     timed = {timing_key for timing_key, _ in entries.values()}
@@ -272,7 +278,7 @@ def _records(
             continue
         function = row["function"]
         name = _DEVICE_SUFFIX.sub("", subtest)
-        record: dict[str, Any] = {
+        record: dict[str, object] = {
             "schema": 1,
             "kind": "study",
             "cell": source.cell,
@@ -303,36 +309,34 @@ def _records(
             rule = harness_rule_for(harness, name, None, row["notes"])
             if rule is not None:
                 record["harness"] = {"rule": rule.id, "why": rule.why}
-        records.append(record)
+        # Written through the contract: what the importer writes, the report reads back.
+        records.append(StudyRecord.from_json(record))
     return records, used, extra
 
 
-def _plan(source: StudySource) -> dict[str, Any]:
-    return {
-        "schema": 1,
-        "kind": "plan",
-        "cell": source.cell,
-        "framework": source.framework,
-        "accelerator": source.accelerator,
-        "profile": source.profile,
-        "backend": "study",
-        "functions": [
-            {
-                "function": r["function"],
-                "study_test_file": r["study_test_file"],
-                "stratum": r["stratum"],
-                "frequency": int(r["frequency"]) if r["frequency"].isdigit() else None,
-                "paper_label": r["paper_label"],
-                "in_paper_latency_table": r["in_paper_latency_table"] == "yes",
-            }
+def _plan(source: StudySource) -> StudyPlan:
+    return StudyPlan(
+        source.cell,
+        source.framework,
+        source.accelerator,
+        source.profile,
+        tuple(
+            StudyFunction(
+                r["function"],
+                r["study_test_file"],
+                r["stratum"],
+                int(r["frequency"]) if r["frequency"].isdigit() else None,
+                r["paper_label"],
+                r["in_paper_latency_table"] == "yes",
+            )
             for r in _study_functions(source.framework)
-        ],
-    }
+        ),
+    )
 
 
 def _env(
     source: StudySource, report: ChosenReport, used: list[str], extra: list[str]
-) -> dict[str, Any]:
+) -> dict[str, object]:
     return {
         "schema": 1,
         "kind": "env",
@@ -364,24 +368,26 @@ def _env(
     }
 
 
-def _write_cell(out: Path, plan: dict[str, Any], env: dict[str, Any], records: list[Any]) -> Path:
-    cell_dir = out / f"{plan['framework']}-{plan['accelerator']}-{plan['profile']}"
+def _write_cell(
+    out: Path, plan: StudyPlan, env: dict[str, object], records: list[StudyRecord]
+) -> Path:
+    cell_dir = out / f"{plan.framework}-{plan.accelerator}-{plan.profile}"
     cell_dir.mkdir(parents=True, exist_ok=True)
-    (cell_dir / "plan.json").write_text(json.dumps(plan, indent=1) + "\n", encoding="utf-8")
+    (cell_dir / "plan.json").write_text(
+        json.dumps(plan.to_json(), indent=1) + "\n", encoding="utf-8"
+    )
     (cell_dir / "env.json").write_text(json.dumps(env, indent=1) + "\n", encoding="utf-8")
     (cell_dir / "results.jsonl").write_text(
-        "".join(json.dumps(r, sort_keys=True) + "\n" for r in records), encoding="utf-8"
+        "".join(dumps(r.to_json()) + "\n" for r in records), encoding="utf-8"
     )
-    session = {
-        "schema": 1,
-        "kind": "session",
-        "cell": plan["cell"],
-        "index": 0,
-        "status": "complete",
-        "reason": "imported from the study's published results",
-        "records_written": len(records),
-    }
-    (cell_dir / "sessions.jsonl").write_text(json.dumps(session) + "\n", encoding="utf-8")
+    session = SessionLine(
+        plan.cell,
+        SessionStatus.COMPLETE,
+        "imported from the study's published results",
+        records_written=len(records),
+        index=0,
+    )
+    (cell_dir / "sessions.jsonl").write_text(dumps(session.to_json()) + "\n", encoding="utf-8")
     return cell_dir
 
 

@@ -14,8 +14,12 @@ from __future__ import annotations
 
 import statistics
 from collections import defaultdict
+from dataclasses import dataclass
 from typing import Any
 
+from portbench_runner.contract import StudyPlan
+
+from ..results import Outcome, StudyRecord
 from .latency import latest_cells
 from .load import Cell
 from .published import published_rows
@@ -39,7 +43,7 @@ def study_subtest_means(cell: Cell) -> dict[tuple[str, str], float]:
     for record in cell.records:
         value = usable_timing(record)
         if value is not None:
-            out[(str(record["study_test_file"]), str(record["case_name"]))] = value
+            out[(str(record.study_test_file), record.case_name)] = value
     return out
 
 
@@ -75,12 +79,13 @@ def close(value: float, printed: str) -> bool:
 
 def test_file_of(cell: Cell, published_name: str) -> str | None:
     inferred = published_name.removeprefix("UNRECOVERED (inferred ").removesuffix(")")
-    functions = (cell.plan or {}).get("functions", [])
+    if not isinstance(cell.plan, StudyPlan):
+        return None
     # Rows printed in a latency table first: JAX has two PRNGKey rows, one of them untimed.
-    functions = sorted(functions, key=lambda f: not f.get("in_paper_latency_table"))
+    functions = sorted(cell.plan.functions, key=lambda f: not f.in_paper_latency_table)
     for f in functions:
-        if published_name in (f.get("paper_label"), f["function"]) or inferred == f["function"]:
-            return str(f.get("study_test_file"))
+        if published_name in (f.paper_label, f.function) or inferred == f.function:
+            return str(f.study_test_file)
     return None
 
 
@@ -99,7 +104,17 @@ def _why(
     )
 
 
-def published_latency(cells: list[Cell]) -> tuple[Table, dict[str, Any]]:
+@dataclass(frozen=True)
+class Recounted:
+    """How many printed rows of one latency table the recount matched."""
+
+    table: str
+    rows: int
+    matched: int
+    imported: bool
+
+
+def published_latency(cells: list[Cell]) -> tuple[Table, dict[str, Recounted]]:
     """Tables 5-7 recounted from the study's imported T4 and TPU v3 cells, row by row, with
     why a row differs. Returns the table and the match counts per framework."""
     table = Table(
@@ -125,12 +140,12 @@ def published_latency(cells: list[Cell]) -> tuple[Table, dict[str, Any]]:
         for c in latest_cells(cells)
         if c.profile == "study"  # the standard placement only, never study-soft
     }
-    summary: dict[str, Any] = {}
+    summary: dict[str, Recounted] = {}
     for framework, name in LATENCY_TABLES.items():
         gpu, tpu = study.get((framework, "gpu-t4")), study.get((framework, "tpu-v3"))
         rows = published_rows(name)
         if gpu is None or tpu is None:
-            summary[framework] = {"table": name, "rows": len(rows), "matched": 0, "imported": False}
+            summary[framework] = Recounted(name, len(rows), 0, False)
             continue
         values, alone = _recount(gpu, tpu)
         matched = 0
@@ -157,19 +172,14 @@ def published_latency(cells: list[Cell]) -> tuple[Table, dict[str, Any]]:
                     "" if match else _why(test_file, value, alone.get(test_file or ""), row),
                 ]
             )
-        summary[framework] = {
-            "table": name,
-            "rows": len(rows),
-            "matched": matched,
-            "imported": True,
-        }
+        summary[framework] = Recounted(name, len(rows), matched, True)
     note = "; ".join(
-        f"{v['table']} ({k}): {v['matched']}/{v['rows']} rows within rounding"
-        + ("" if v["imported"] else " (study data not imported)")
+        f"{v.table} ({k}): {v.matched}/{v.rows} rows within rounding"
+        + ("" if v.imported else " (study data not imported)")
         for k, v in summary.items()
     )
-    total = sum(v["rows"] for v in summary.values())
-    hit = sum(v["matched"] for v in summary.values())
+    total = sum(v.rows for v in summary.values())
+    hit = sum(v.matched for v in summary.values())
     if total:
         note += f"; overall {hit}/{total} ({100 * hit / total:.1f}%). The recount: {RULE}"
     note += ". " + _headline(table)
@@ -197,12 +207,14 @@ def _cold_mean(cell: Cell, test_file: str) -> tuple[float | None, float | None, 
     the first call (compilation included); beside it the geometric mean of warm medians."""
     cold, warm = [], []
     for record in cell.records:
-        if record.get("study_test_file") != test_file or record.get("outcome") != "pass":
+        if record.study_test_file != test_file or record.outcome is not Outcome.PASS:
             continue
-        timing = record.get("timing") or {}
-        if timing.get("cold_ms") and (timing.get("warm") or {}).get("median_ms"):
-            cold.append(float(timing["cold_ms"]))
-            warm.append(float(timing["warm"]["median_ms"]))
+        if isinstance(record, StudyRecord) or record.timing is None:
+            continue
+        warm_ms = record.warm_median_ms
+        if record.timing.cold_ms and warm_ms:
+            cold.append(record.timing.cold_ms)
+            warm.append(warm_ms)
     if not cold:
         return None, None, 0
     return statistics.fmean(cold), statistics.geometric_mean(warm), len(cold)

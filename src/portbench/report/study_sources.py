@@ -20,6 +20,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from portbench_runner.contract import member
+
 from ..errors import ResultsError
 
 __all__ = [
@@ -268,7 +270,7 @@ class ChosenReport:
     """The report that gives a device its outcomes, and why the others were not used."""
 
     path: str | None
-    tests: dict[str, tuple[str | None, dict[str, Any]]] | None
+    tests: dict[str, tuple[str | None, dict[str, object]]] | None
     """Record key -> (the key of its entry in the timing files, or None; the report's test)."""
     note: str
     passed_over: dict[str, str] = field(default_factory=dict)
@@ -277,8 +279,8 @@ class ChosenReport:
 _PYTHON = re.compile(r"^(\d+\.\d+)")
 
 
-def _report_python(report: dict[str, Any]) -> str:
-    found = _PYTHON.match(str((report.get("environment") or {}).get("Python") or ""))
+def _report_python(report: dict[str, object]) -> str:
+    found = _PYTHON.match(str(member(report, "environment").get("Python") or ""))
     return found.group(1) if found else "?"
 
 
@@ -294,7 +296,7 @@ def choose_report(files: StudyFiles, source: StudySource) -> ChosenReport:
     (JAX's TPU report is byte for byte its T4 report, made under the T4 VM's Python 3.10)."""
     if not source.reports:
         return ChosenReport(None, None, "the study kept no test report for this device")
-    candidates: list[tuple[float, str, dict[str, Any]]] = []
+    candidates: list[tuple[float, str, dict[str, object]]] = []
     passed_over: dict[str, str] = {}
     for path in source.reports:
         report = files.json(path)
@@ -324,23 +326,25 @@ def choose_report(files: StudyFiles, source: StudySource) -> ChosenReport:
     )
 
 
-def report_tests(report: dict[str, Any]) -> dict[str, tuple[str | None, dict[str, Any]]]:
+def report_tests(report: dict[str, object]) -> dict[str, tuple[str | None, dict[str, object]]]:
     """Every test of a report by a key unique in it: ``file.py:test``, or, where two classes of
     one file hold a test of the same name (47 names in each TensorFlow report),
     ``file.py:Class.test`` for each of them. The timing files key both by ``file.py:test``
     alone, so their one entry is given to the last listed of them, the test that a join on
     that key keeps; the others have no timing."""
-    grouped: dict[str, list[dict[str, Any]]] = {}
-    for test in report.get("tests", []):
-        grouped.setdefault(node_key(test["nodeid"]), []).append(test)
-    out: dict[str, tuple[str | None, dict[str, Any]]] = {}
+    grouped: dict[str, list[dict[str, object]]] = {}
+    listed = report.get("tests")
+    for test in listed if isinstance(listed, list) else []:
+        if isinstance(test, dict):
+            grouped.setdefault(node_key(str(test.get("nodeid"))), []).append(test)
+    out: dict[str, tuple[str | None, dict[str, object]]] = {}
     for key, tests in grouped.items():
         if len(tests) == 1:
             out[key] = (key, tests[0])
             continue
         test_file, _, name = key.partition(":")
         for index, test in enumerate(tests):
-            parts = test["nodeid"].split("::")
+            parts = str(test.get("nodeid")).split("::")
             owner = parts[-2] if len(parts) > 2 else f"#{index + 1}"
             timing_key = key if index == len(tests) - 1 else None
             out[f"{test_file}:{owner}.{name}"] = (timing_key, test)

@@ -3,7 +3,7 @@ for every latency pair of study cells)."""
 
 from __future__ import annotations
 
-from typing import Any
+from ..results import AnyRecord, Category, Outcome, StudyRecord
 
 __all__ = ["UNRECORDED_OUTCOMES", "usable_timing"]
 
@@ -11,15 +11,17 @@ __all__ = ["UNRECORDED_OUTCOMES", "usable_timing"]
 UNRECORDED_OUTCOMES = ("unrecorded", "absent from report")
 
 
-def usable_timing(record: dict[str, Any]) -> float | None:
+def usable_timing(record: AnyRecord) -> float | None:
     """The study mean (ms) of a sub-test its tables use, else None: timed calls in every run
     file of the device, and the device's report says it passed, does not list it, or failed
     it by the study's own harness (such sub-tests were timed before the harness failed)."""
-    study = (record.get("timing") or {}).get("study")
-    if not study or not study.get("mean_ms") or not study.get("timed_in_every_run", True):
+    if not isinstance(record, StudyRecord) or record.timing is None:
         return None
-    harness_failure = record.get("outcome") == "fail" and record.get("category") == "harness"
-    unrecorded = record.get("study_outcome") in UNRECORDED_OUTCOMES
-    if record.get("outcome") == "pass" or unrecorded or harness_failure:
-        return float(study["mean_ms"])
+    study = record.timing
+    if not study.mean_ms or not study.timed_in_every_run:
+        return None
+    harness_failure = record.outcome is Outcome.FAIL and record.category is Category.HARNESS
+    unrecorded = record.study_outcome in UNRECORDED_OUTCOMES
+    if record.outcome is Outcome.PASS or unrecorded or harness_failure:
+        return study.mean_ms
     return None

@@ -7,8 +7,11 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from portbench_runner.contract import StrEnum
+
 from ..outcomes import FUNCTION_OUTCOMES, OUTCOME_LABELS
 from ..paths import project_root
+from ..results import Category, Outcome
 from .load import Cell
 
 __all__ = [
@@ -29,6 +32,11 @@ class Table:
     headers: list[str]
     rows: list[list[Any]] = field(default_factory=list)
     note: str = ""
+
+
+def _value(member: StrEnum | None) -> str | None:
+    """An enum member as a table shows it (None stays None)."""
+    return None if member is None else member.value
 
 
 def portability(cells: list[Cell]) -> Table:
@@ -77,10 +85,8 @@ def strata(cells: list[Cell]) -> Table:
     )
     for cell in cells:
         outcomes = cell.function_outcomes()
-        stratum_of = {
-            (f["function"], f.get("study_test_file")): str(f.get("stratum"))
-            for f in (cell.plan or {}).get("functions", [])
-        }
+        functions = () if cell.plan is None else cell.plan.functions
+        stratum_of = {(f.function, f.study_test_file): str(f.stratum) for f in functions}
         groups: dict[str, list[str]] = defaultdict(list)
         for key, outcome in outcomes.items():
             groups[stratum_of.get(key, "?")].append(outcome)
@@ -108,7 +114,7 @@ def failures(cells: list[Cell]) -> Table:
     )
     for cell in cells:
         counts = Counter(
-            (r.get("category"), r.get("stage")) for r in cell.records if r["outcome"] == "fail"
+            (_value(r.category), _value(r.stage)) for r in cell.records if r.outcome is Outcome.FAIL
         )
         for (category, stage), n in sorted(counts.items(), key=lambda kv: (-kv[1], str(kv[0]))):
             table.rows.append([cell.name, category, stage, n])
@@ -127,16 +133,16 @@ def cpu_too(cells: list[Cell]) -> Table:
     )
     for cell in cells:
         for r in cell.records:
-            ref = r.get("cpu_reference")
-            if r["outcome"] != "fail" or not isinstance(ref, dict) or ref.get("outcome") != "fail":
+            ref = r.cpu_reference
+            if not r.fails_on_cpu or ref is None:
                 continue
             table.rows.append(
                 [
                     cell.cell_id,
-                    r["case"],
-                    f"{r.get('stage')}/{r.get('category')}",
-                    f"{ref.get('stage')}/{ref.get('category')}",
-                    str(ref.get("message") or "")[:160],
+                    r.case,
+                    f"{_value(r.stage)}/{_value(r.category)}",
+                    f"{_value(ref.stage)}/{ref.category}",
+                    (ref.message or "")[:160],
                 ]
             )
     return table
@@ -150,15 +156,13 @@ def curation(cells: list[Cell]) -> Table:
         ["cell", "case", "outcome", "message"],
     )
     for cell in cells:
-        if cell.backend == "study":
+        if cell.is_study:
             continue  # the study's own failures are its data, not cases to curate
         for r in cell.records:
-            if r["outcome"] == "error" or (r["outcome"] == "fail" and r.get("category") == "other"):
-                message = (
-                    (r.get("error") or {}).get("message") or r.get("reason") or ""
-                ).splitlines()
+            if r.outcome is Outcome.ERROR or r.category is Category.OTHER:
+                message = r.message.splitlines()
                 table.rows.append(
-                    [cell.name, r["case"], r["outcome"], message[0][:160] if message else ""]
+                    [cell.name, r.case, r.outcome.value, message[0][:160] if message else ""]
                 )
     return table
 
@@ -194,27 +198,27 @@ def provenance(cells: list[Cell]) -> Table:
         ],
     )
     for cell in cells:
-        env = cell.env or {}
-        device = env.get("device") or {}
-        study = env.get("study") or {}
+        env = cell.env
+        study = cell.study_facts
         if study:
             source = (
                 f"{study.get('repository')}@{str(study.get('commit'))[:7]}: {study.get('runs')} "
                 f"timing runs; report: {study.get('report') or study.get('report_note')}"
             )
         else:
-            source = (env.get("image") or {}).get("tag") or ""
+            source = env.image.tag if env is not None and env.image is not None else ""
+        driver = env.section("device").get("driver_version") if env is not None else None
         table.rows.append(
             [
                 cell.name,
                 cell.status,
                 cell.backend,
                 source,
-                env.get("framework_version", "?"),
+                (env.framework_version if env is not None else "") or "?",
                 cell.device_name,
-                device.get("driver_version") or "",
-                (env.get("python") or {}).get("version", "?"),
-                env.get("started_at") or "",
+                driver or "",
+                (env.python_version if env is not None else "") or "?",
+                (env.started_at if env is not None else "") or "",
                 len(cell.records),
                 cell.unreadable_lines,
                 shown_path(cell.path),

@@ -10,11 +10,12 @@ from __future__ import annotations
 
 import errno
 import json
-import math
 import os
 import stat
 from pathlib import Path
 from typing import Any
+
+from portbench_runner.contract import DOCUMENT, dumps, read_json, strict
 
 from ..errors import ResultsError
 
@@ -37,29 +38,15 @@ class DiskFull(ResultsError):
     """A write did not complete (no space, a quota, a file size limit); nothing partial was kept."""
 
 
-def strict(value: Any) -> Any:
-    """``value`` with non-finite floats written as their names ("NaN", "Infinity", "-Infinity")."""
-    if isinstance(value, float) and not math.isfinite(value):
-        return "NaN" if math.isnan(value) else ("Infinity" if value > 0 else "-Infinity")
-    if isinstance(value, dict):
-        return {str(k): strict(v) for k, v in value.items()}
-    if isinstance(value, (list, tuple)):
-        return [strict(v) for v in value]
-    return value
-
-
 def dumps_strict(value: Any) -> str:
-    """One line of standard JSON (no NaN or Infinity tokens), keys sorted."""
-    return json.dumps(strict(value), separators=(",", ":"), sort_keys=True, allow_nan=False)
+    """One line of standard JSON (non-finite numbers by name), keys sorted."""
+    return dumps(strict(value))
 
 
-def _refuse(name: str) -> Any:
-    raise ValueError(f"non-standard JSON constant {name}")
-
-
-def loads_strict(text: str | bytes) -> Any:
-    """Standard JSON only: ``NaN``/``Infinity`` tokens are refused like any other bad JSON."""
-    return json.loads(text, parse_constant=_refuse)
+def loads_strict(text: str | bytes) -> object:
+    """A document through the contract's one bounded reader (size, depth, keys, numbers);
+    ``ValueError`` (the reader's ``LineRefused``) for anything it refuses."""
+    return read_json(text, DOCUMENT)
 
 
 def open_nofollow(path: Path, flags: int, mode: int = 0o644) -> int:
@@ -128,9 +115,10 @@ def _write_all(fd: int, data: bytes, path: Path) -> None:
         ) from None
 
 
-def append_line(fd: int, value: Any, path: Path) -> None:
-    """Append ``value`` as one strict-JSON line to the file open at ``fd`` (O_APPEND)."""
-    _write_all(fd, (dumps_strict(value) + "\n").encode("utf-8"), path)
+def append_line(fd: int, value: object, path: Path) -> None:
+    """Append ``value`` (strict JSON already: a typed record's ``to_json``) as one line to the
+    file open at ``fd`` (O_APPEND)."""
+    _write_all(fd, (dumps(value) + "\n").encode("utf-8"), path)
 
 
 def write_new(path: Path, value: Any) -> bool:

@@ -1,62 +1,53 @@
 """The host side of a cell's record stream: check each message, store it, never trust it.
 
 The in-cell supervisor sends its messages as lines on its stdout (``env``, ``start``,
-``record``, ``session``; see runners/portbench_runner/protocol.py). :class:`CellWriter` is
-the only writer of a cell's records. It accepts a record only if it is valid, belongs to
-this cell's plan, and is the first for its case; anything else is counted and dropped, and
-the session line says how many. Files are opened without following links and every write is
-whole or undone (``safeio``).
+``finished``, ``record``, ``session``: the contract's protocol). :class:`CellWriter` is the
+only writer of a cell's records. Each line passes the contract's bounded reader and typed
+decoding; a record is stored only if it is of this cell's plan and kind, and the first for
+its case (or supersedes the host's own record of a dead supervisor's case); anything else is
+counted and dropped, and the session line says how many. Files are opened without following
+links and every write is whole or undone (``safeio``).
 """
 
 from __future__ import annotations
 
 import os
-from collections.abc import Callable, Mapping
-from datetime import datetime, timezone
+from collections.abc import Callable
+from dataclasses import replace
 from pathlib import Path
 from types import TracebackType
-from typing import Any
+
+from portbench_runner.contract import (
+    HOST_MESSAGES,
+    MAX_LINE_BYTES,
+    SESSION_SCHEMA,
+    ContractError,
+    EnvDocument,
+    EnvMessage,
+    Finished,
+    LineSplitter,
+    Plan,
+    RecordedBy,
+    RecordFactory,
+    RecordMessage,
+    SessionMessage,
+    SessionStatus,
+    Start,
+    WorkerInfo,
+    dead_supervisor_result,
+    decode,
+    iso_time,
+)
 
 from ..errors import UsageError
 from .lock import CellLock
-from .model import CaseRecord, RecordInvalid, SessionLine
-from .read import MAX_LINE_BYTES, read_results
-from .safeio import DiskFull, append_line, loads_strict, open_nofollow, write_new
+from .model import CaseRecord, RecordInvalid, RecordKind, SessionLine
+from .read import read_results
+from .safeio import DiskFull, append_line, open_nofollow, write_new
 
-__all__ = ["CellWriter", "LineSplitter"]
+__all__ = ["CellWriter"]
 
-SESSION_SCHEMA = 2
-
-
-def _now_iso() -> str:
-    return datetime.now(tz=timezone.utc).isoformat(timespec="milliseconds")
-
-
-class LineSplitter:
-    """Bytes in, whole lines out; a line over the bound is dropped and counted."""
-
-    def __init__(self, limit: int = MAX_LINE_BYTES) -> None:
-        self._buffer = b""
-        self._limit = limit
-        self._discarding = False
-        self.oversized = 0
-
-    def feed(self, chunk: bytes) -> list[bytes]:
-        out: list[bytes] = []
-        self._buffer += chunk
-        while True:
-            newline = self._buffer.find(b"\n")
-            if newline < 0:
-                if len(self._buffer) > self._limit:
-                    self.oversized += 0 if self._discarding else 1
-                    self._discarding = True
-                    self._buffer = b""
-                return out
-            line, self._buffer = self._buffer[:newline], self._buffer[newline + 1 :]
-            if self._discarding:
-                self._discarding = False
-            elif line.strip():
-                out.append(line)
+REJECTIONS_KEPT = 5
 
 
 class CellWriter:
@@ -69,14 +60,14 @@ class CellWriter:
     def __init__(
         self,
         cell_dir: Path,
-        plan: Mapping[str, Any],
+        plan: Plan,
         on_record: Callable[[CaseRecord], None] | None = None,
         on_start: Callable[[str], None] | None = None,
     ) -> None:
         self.cell_dir = cell_dir
         self.plan = plan
-        self.cell_id = str(plan["cell"])
-        self.planned = {c["id"] for f in plan["functions"] for c in f["cases"]}
+        self.cell_id = plan.cell
+        self.kind = RecordKind.MUTANT if plan.is_mutation else RecordKind.CASE
         self.results_path = cell_dir / "results.jsonl"
         self.sessions_path = cell_dir / "sessions.jsonl"
         self.env_path = cell_dir / "env.json"
@@ -86,21 +77,26 @@ class CellWriter:
         self._fd: int | None = None
         self._splitter = LineSplitter()
         self.recorded: set[str] = set()
+        """Cases whose record stands (a host record of a dead supervisor's case does not)."""
+        self.provisional: set[str] = set()
+        """Cases whose only record is the host's, for a supervisor that died."""
         self.previous_skipped = 0
         self.previous_summary = ""
         self.written = 0
+        self.superseded = 0
         self.rejected = 0
         self.rejections: list[str] = []
         self.inflight: str | None = None
-        self.session: dict[str, Any] | None = None
+        """The case the supervisor said it started and has not finished."""
+        self.session: SessionLine | None = None
         self.failure: DiskFull | None = None
-        self.started = _now_iso()
+        self.started = iso_time()
 
     # -- lifecycle -------------------------------------------------------------------
     def __enter__(self) -> CellWriter:
         self._lock.__enter__()
         try:
-            previous = read_results(self.results_path)
+            previous = read_results(self.results_path, self.kind)
             foreign = next((r.cell for r in previous.records if r.cell != self.cell_id), None)
             if foreign is not None:
                 raise UsageError(
@@ -108,6 +104,7 @@ class CellWriter:
                     f"{self.cell_id!r}; give this cell its own run directory"
                 )
             self.recorded = set(previous.recorded)
+            self.provisional = {r.case for r in previous.records} - self.recorded
             self.previous_skipped = previous.skipped
             self.previous_summary = previous.summary(self.results_path)
             self._fd = open_nofollow(self.results_path, os.O_RDWR | os.O_APPEND | os.O_CREAT)
@@ -130,13 +127,9 @@ class CellWriter:
 
     @property
     def todo(self) -> list[str]:
-        """Planned cases with no record yet, in plan order."""
-        return [
-            c["id"]
-            for f in self.plan["functions"]
-            for c in f["cases"]
-            if c["id"] not in self.recorded
-        ]
+        """Planned cases with no record that stands yet, in plan order (a case whose only
+        record is the host's, for a dead supervisor, runs again)."""
+        return [case for case in self.plan.case_ids if case not in self.recorded]
 
     @property
     def need_env(self) -> bool:
@@ -153,101 +146,123 @@ class CellWriter:
 
     def _reject(self, why: str) -> None:
         self.rejected += 1
-        if len(self.rejections) < 5:
-            self.rejections.append(why)
+        if len(self.rejections) < REJECTIONS_KEPT:
+            self.rejections.append(why[:200])
 
     def _line(self, line: bytes) -> None:
         if self.failure is not None:
             return  # the disk is full: nothing more is stored this session
         try:
-            message = loads_strict(line)
-        except (UnicodeDecodeError, ValueError):
-            self._reject("a line that is not JSON")
-            return
-        kind = message.get("type") if isinstance(message, dict) else None
-        try:
-            if kind == "record":
-                self._store(message.get("record"))
-            elif kind == "start" and isinstance(message.get("case"), str):
-                self.inflight = message["case"] if message["case"] in self.planned else None
+            message = decode(line, HOST_MESSAGES)
+            if isinstance(message, RecordMessage):
+                self._store(message.record)
+            elif isinstance(message, Start):
+                self.inflight = message.case if message.case in self.plan else None
                 if self.inflight and self.on_start:
                     self.on_start(self.inflight)
-            elif kind == "env" and isinstance(message.get("env"), dict):
-                self._env(message["env"])
-            elif kind == "session" and isinstance(message.get("session"), dict):
-                SessionLine.from_json(message["session"])
-                self.session = message["session"]
-            else:
-                self._reject(f"an unknown message {str(kind)[:40]!r}")
-        except RecordInvalid as exc:
-            self._reject(str(exc)[:200])
+            elif isinstance(message, Finished):
+                if self.inflight == message.case:
+                    self.inflight = None
+            elif isinstance(message, EnvMessage):
+                self._env(message.env)
+            elif isinstance(message, SessionMessage):
+                self.session = message.session
+        except ContractError as exc:
+            self._reject(str(exc))
         except DiskFull as exc:
             self.failure = exc
 
-    def _store(self, obj: Any) -> None:
-        record = CaseRecord.from_json(obj)
+    def _store(self, record: CaseRecord) -> None:
         if record.cell != self.cell_id:
             raise RecordInvalid(f"a record of cell {record.cell[:60]!r}, not {self.cell_id!r}")
-        if record.case not in self.planned:
+        if record.kind is not self.kind:
+            raise RecordInvalid(
+                f"a {record.kind.value} record in a cell of {self.kind.value} records"
+            )
+        if record.case not in self.plan:
             raise RecordInvalid(f"a record of {record.case[:80]!r}, which the plan does not hold")
-        if record.case in self.recorded:
+        if record.case in self.recorded or (
+            record.for_dead_supervisor and record.case in self.provisional
+        ):
             raise RecordInvalid(f"a second record of {record.case[:80]!r}")
         assert self._fd is not None
         append_line(self._fd, record.to_json(), self.results_path)
-        self.recorded.add(record.case)
+        if record.for_dead_supervisor:
+            self.provisional.add(record.case)
+        else:
+            if record.case in self.provisional:
+                # The resumed cell's record of a case a dead supervisor was running: the
+                # host's record of it stays in the file, superseded.
+                self.provisional.discard(record.case)
+                self.superseded += 1
+            self.recorded.add(record.case)
         self.written += 1
         if self.inflight == record.case:
             self.inflight = None
         if self.on_record:
             self.on_record(record)
 
-    def _env(self, env: dict[str, Any]) -> None:
+    def _env(self, env: EnvDocument) -> None:
+        if env.cell != self.cell_id:
+            raise RecordInvalid(f"the env of cell {env.cell[:60]!r}, not {self.cell_id!r}")
         # The first session's environment stays: a resumed cell keeps its first env.json.
-        write_new(self.env_path, env)
+        write_new(self.env_path, env.to_json())
 
-    def store_host_record(self, record: dict[str, Any]) -> None:
-        """A record the host itself makes (the in-flight case of a supervisor that died)."""
+    def store_host_record(self, record: CaseRecord) -> None:
+        """A record the host itself makes or carries: the case a dead supervisor was running,
+        or a record of this cell kept elsewhere (a resume on another node)."""
         try:
             self._store(record)
         except DiskFull as exc:
             self.failure = exc
 
+    def record_dead_supervisor(self, exit_status: int) -> str | None:
+        """Record the case in flight when the supervisor died, by the one factory, as the
+        host's (a resumed cell runs it again); the case's id, or None if none was in flight."""
+        case = self.inflight
+        if case is None:
+            return None
+        record = RecordFactory(self.plan).record(
+            case, dead_supervisor_result(exit_status), WorkerInfo(None, 0), duration_s=0.0,
+            recorded_by=RecordedBy.HOST,
+        )  # fmt: skip
+        try:
+            self.store_host_record(record)
+        except RecordInvalid:
+            return None
+        return case
+
     # -- the end -----------------------------------------------------------------------
-    def finish(self, exit_status: int, host_reason: str | None = None) -> dict[str, Any]:
+    def finish(self, exit_status: int, host_reason: str | None = None) -> SessionLine:
         """Append this session's line: the supervisor's, with what the host saw added."""
-        session: dict[str, Any] = dict(self.session or {})
-        if not session:
-            session = {
-                "status": "interrupted" if exit_status == 130 else "aborted",
-                "reason": host_reason
-                or f"the cell's supervisor ended (exit {exit_status}) without saying how",
-                "started_at": self.started,
-                "ended_at": _now_iso(),
-                "records_written": self.written,
-                "restarts": 0,
-                "skipped_already_recorded": 0,
-            }
+        session = self.session or SessionLine(
+            cell=self.cell_id,
+            status=SessionStatus.INTERRUPTED if exit_status == 130 else SessionStatus.ABORTED,
+            reason=host_reason
+            or f"the cell's supervisor ended (exit {exit_status}) without saying how",
+            started_at=self.started,
+        )
         if self.failure is not None:
-            session["status"] = "aborted"
-            session["reason"] = str(self.failure)
-        elif host_reason and session.get("status") == "complete":
-            session["status"], session["reason"] = "aborted", host_reason
-        session.update(
+            session = replace(session, status=SessionStatus.ABORTED, reason=str(self.failure))
+        elif host_reason and session.complete:
+            session = replace(session, status=SessionStatus.ABORTED, reason=host_reason)
+        session = replace(
+            session,
             schema=SESSION_SCHEMA,
-            kind="session",
             cell=self.cell_id,
             records_written=self.written,
             rejected_lines=self.rejected,
-            rejected_reasons=list(self.rejections),
+            rejected_reasons=tuple(self.rejections),
             truncated_lines=self.previous_skipped,
             exit_status=exit_status,
-            ended_at=session.get("ended_at") or _now_iso(),
+            superseded=self.superseded,
+            ended_at=session.ended_at or iso_time(),
         )
         try:
             fd = open_nofollow(self.sessions_path, os.O_WRONLY | os.O_APPEND | os.O_CREAT)
             try:
-                session["index"] = _count_lines(self.sessions_path)
-                append_line(fd, session, self.sessions_path)
+                session = replace(session, index=_count_lines(self.sessions_path))
+                append_line(fd, session.to_json(), self.sessions_path)
             finally:
                 os.close(fd)
         except DiskFull as exc:

@@ -162,7 +162,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     parser.add_argument("--enumeration", type=Path, help="default: the one the frequency names")
     args = parser.parse_args(argv)
     frequency = load_frequency(args.frequency)
-    enumeration = load_enumeration(args.enumeration or Path(frequency.enumeration["path"]))
+    enumeration = load_enumeration(args.enumeration or Path(str(frequency.enumeration["path"])))
     aliases = {a: n.name for n in enumeration.names for a in (n.name, *n.aliases)}
     try:
         with open(args.study, newline="", encoding="utf-8") as handle:

@@ -152,7 +152,7 @@ def _tar_files(path: Path) -> Iterator[SourceFile]:
         raise UsageError(f"{path}: not a readable tar archive; check the download") from None
 
 
-def _row_path(row: dict[str, Any], corpus: CorpusSource, index: int) -> str:
+def _row_path(row: dict[str, object], corpus: CorpusSource, index: int) -> str:
     """A row's name in the corpus hash: CodeParrot's rows name their repository and path
     (the path alone repeats across repositories); other datasets, the path or the index."""
     path = row.get(corpus.path_field)

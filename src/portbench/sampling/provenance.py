@@ -62,7 +62,7 @@ def cell_identity(framework: str, profile: str, prepared: PreparedEnvironment) -
         "profile": profile,
         "backend": prepared.backend,
         "environment": prepared.description,
-        "image": dict(prepared.image) if prepared.image else None,
+        "image": prepared.image.to_json() if prepared.image else None,
         "interpreter": prepared.python,
         "lock": None,
         "lock_sha256": None,

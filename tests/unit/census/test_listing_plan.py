@@ -13,7 +13,7 @@ from portbench.census.listing import parse_listing
 from portbench.census.plan import CensusOptions, compile_census_plan
 from portbench.errors import ResultsError, UsageError
 from portbench.plan import CellSpec
-from portbench_runner.plan import validate_plan
+from portbench_runner.contract import Plan
 
 LISTING: dict[str, Any] = {
     "schema": 1,
@@ -107,16 +107,17 @@ def _cell() -> CellSpec:
 def test_the_plan_has_one_case_per_entry_and_dtype_with_stable_ids() -> None:
     listing = _parse(LISTING)
     plan = compile_census_plan(_cell(), listing, [], CensusOptions(), "0" * 64)
-    validate_plan(plan, "plan")
-    ids = [c["id"] for f in plan["functions"] for c in f["cases"]]
+    assert Plan.from_json(plan.to_json(), "plan") == plan  # what the runner reads back
+    ids = plan.case_ids
     assert len(ids) == 9
     assert "census:max.reduction_with_dim::bool" in ids
     again = compile_census_plan(_cell(), listing, [], CensusOptions(), "0" * 64)
-    assert plan["functions"] == again["functions"]  # seeds and ids are the same every time
-    entry = plan["functions"][1]["census"]
-    assert (entry["database"], entry["version"], entry["entry"]) == ("op_db", "2.13.0", 1)
-    assert plan["census"]["timing"] is True
-    assert plan["rerun_prefix"].startswith("portbench census --framework torch")
+    assert plan.functions == again.functions  # seeds and ids are the same every time
+    entry = plan.functions[1].census
+    assert entry is not None
+    assert (entry.database, entry.version, entry.entry) == ("op_db", "2.13.0", 1)
+    assert plan.census is not None and plan.census.timing is True
+    assert plan.rerun_prefix.startswith("portbench census --framework torch")
 
 
 def test_ops_select_an_operator_with_all_its_variants_or_one_variant() -> None:
@@ -124,7 +125,7 @@ def test_ops_select_an_operator_with_all_its_variants_or_one_variant() -> None:
     plan = compile_census_plan(
         _cell(), listing, [], CensusOptions(ops=("max", "add"), dtypes=("float32",)), ""
     )
-    assert [c["id"] for f in plan["functions"] for c in f["cases"]] == [
+    assert plan.case_ids == [
         "census:add::float32",
         "census:max.reduction_with_dim::float32",
     ]

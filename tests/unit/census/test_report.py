@@ -4,7 +4,6 @@ from __future__ import annotations
 
 from dataclasses import replace
 from pathlib import Path
-from typing import Any
 
 from portbench.report.census import (
     census_cases,
@@ -16,51 +15,79 @@ from portbench.report.census import (
 )
 from portbench.report.census_html import write_census_html
 from portbench.report.load import Cell
+from portbench_runner.contract import (
+    CaseResult,
+    Category,
+    CensusEntry,
+    CensusResult,
+    CensusSettings,
+    ErrorInfo,
+    Outcome,
+    Plan,
+    PlanAccelerator,
+    PlanCase,
+    PlanFunction,
+    RecordFactory,
+    SessionLine,
+    SessionStatus,
+    Stage,
+    WorkerInfo,
+)
 
 
 def _cell(
-    name: str, flavor: str, outcomes: dict[str, tuple[str, int]], row: str | None = None
+    name: str,
+    flavor: str,
+    outcomes: dict[str, tuple[str, int]],
+    row: str | None = None,
+    message: str = "no kernel",
 ) -> Cell:
     """A census cell of one operator 'add' (or harnesses of one primitive, ``row``) whose
     cases ``census:add.<n>::<dtype>`` have the given (outcome, samples that agreed of 2)."""
-    functions: list[dict[str, Any]] = []
+    functions = []
+    for case_id in outcomes:
+        function, dtype = case_id.split("::")
+        entry = CensusEntry(
+            "op_db", "2.13.0", len(functions), "add", "", {"cpu": ("float32",), "cuda": ("float32",)},
+            row=row,
+        )  # fmt: skip
+        case = PlanCase(case_id, dtype, 1, dtype=dtype)
+        functions.append(PlanFunction(function, "census:op_db", (case,), census=entry))
+    plan = Plan(
+        cell=f"torch/{name}/host",
+        framework="torch",
+        profile="host",
+        backend="host",
+        accelerator=PlanAccelerator(name, flavor),
+        manifest_root="",
+        functions=tuple(functions),
+        rerun_prefix="portbench census",
+        census=CensusSettings("torch", "op_db", "2.13.0", 3, "0" * 64, ("float32", "int8")),
+    )
+    factory = RecordFactory(plan)
     records = []
     for case_id, (outcome, agreed) in outcomes.items():
-        function, dtype = case_id.split("::")
-        functions.append(
-            {
-                "function": function,
-                "census": {"declared": {"cpu": ["float32"], "cuda": ["float32"]}, "row": row},
-                "cases": [{"id": case_id, "name": dtype, "dtype": dtype}],
-            }
+        dtype = case_id.split("::")[1]
+        failed = outcome == "fail"
+        result = CaseResult(
+            Outcome(outcome),
+            Stage.CALL if failed else None,
+            Category.TYPE if failed else None,
+            error=ErrorInfo("E", message) if failed else None,
+            census=CensusResult(dtype, dtype == "float32", samples=2, agreed=agreed, unchecked=0),
         )
-        records.append(
-            {
-                "case": case_id,
-                "outcome": outcome,
-                "category": "type" if outcome == "fail" else None,
-                "census": {"samples": 2, "agreed": agreed, "unchecked": 0},
-                "error": {"message": "no kernel"} if outcome == "fail" else None,
-                "duration_s": 0.5,
-            }
-        )
-    plan = {
-        "cell": f"torch/{name}/host",
-        "accelerator": {"flavor": flavor},
-        "census": {"database": "op_db", "version": "2.13.0", "dtypes": ["float32", "int8"]},
-        "functions": functions,
-    }
-    sessions = [{"status": "complete"}]
+        records.append(factory.record(case_id, result, WorkerInfo(1, 0), duration_s=0.5))
+    session = SessionLine(plan.cell, SessionStatus.COMPLETE, None)
     return Cell(
         Path(f"census-torch-{name}-host"),
-        plan["cell"],
+        plan.cell,
         "torch",
         name,
         "host",
         plan,
         None,
-        sessions,
-        records,
+        (session,),
+        tuple(records),
     )
 
 
@@ -119,10 +146,10 @@ def test_differences_between_devices_and_the_heat_map(tmp_path: Path) -> None:
 
 
 def _versioned(cell: Cell, version: str, profile: str) -> Cell:
-    plan = dict(cell.plan or {})
-    plan["census"] = {**plan["census"], "version": version}
-    plan["cell"] = f"torch/cpu/{profile}"
-    return replace(cell, cell_id=plan["cell"], profile=profile, plan=plan)
+    assert isinstance(cell.plan, Plan) and cell.plan.census is not None
+    census = replace(cell.plan.census, version=version)
+    plan = replace(cell.plan, census=census, cell=f"torch/cpu/{profile}")
+    return replace(cell, cell_id=plan.cell, profile=profile, plan=plan)
 
 
 def test_differences_between_versions_read_oldest_first_with_pairs_one_side_lacks() -> None:
@@ -195,11 +222,11 @@ def test_differences_between_versions_read_oldest_first_with_pairs_one_side_lack
 
 
 def test_a_comparison_failure_says_by_how_much_in_one_line() -> None:
-    cell = _cell("cpu", "cpu", {"census:add::float32": ("fail", 1)})
-    cell.records[0]["error"] = {
-        "message": "Tensor-likes are not close!\n\nMismatched elements: 1 / 3 (33.3%)\n"
+    message = (
+        "Tensor-likes are not close!\n\nMismatched elements: 1 / 3 (33.3%)\n"
         "Greatest absolute difference: 0.5 at index (1,)\nGreatest relative difference: 1.0"
-    }
+    )
+    cell = _cell("cpu", "cpu", {"census:add::float32": ("fail", 1)}, message=message)
     (case,) = census_cases(cell)
     assert case.message == (
         "Tensor-likes are not close!; Mismatched elements: 1 / 3 (33.3%); "

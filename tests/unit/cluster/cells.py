@@ -8,6 +8,7 @@ from typing import Any
 
 from portbench.plan import plan_from_case_files, write_plan
 from portbench.results.safeio import dumps_strict
+from portbench_runner.contract import Plan
 
 from ..results.records import case_record
 
@@ -22,7 +23,7 @@ def run(ctx):
 """
 
 
-def make_plan(root: Path) -> dict[str, Any]:
+def make_plan(root: Path) -> Plan:
     return plan_from_case_files(root / "src", {"demo": CASES})
 
 
@@ -41,7 +42,7 @@ def session_line(status: str = "complete", written: int = 3) -> dict[str, Any]:
 
 def node_cell(
     root: Path,
-    plan: dict[str, Any],
+    plan: Plan,
     names: tuple[str, ...] = ("a", "b", "c"),
     status: str = "complete",
 ) -> Path:

@@ -27,7 +27,7 @@ def test_a_cell_lands_with_its_node_in_env_json(tmp_path: Path) -> None:
     env = json.loads((run / "python-cpu-host" / "env.json").read_text())
     assert env["node"] == NODE and env["host"] == {"hostname": "n1"}
     sessions, bad = read_sessions(run / "python-cpu-host" / "sessions.jsonl")
-    assert not bad and sessions[0].raw["node"]["name"] == "n2"
+    assert not bad and sessions[0].node is not None and sessions[0].node.name == "n2"
     assert (run / "python-cpu-host" / "logs" / "node-n2-ab12" / "supervisor.log").exists()
     assert list((run / ".incoming").iterdir()) == []  # staging is cleared
 

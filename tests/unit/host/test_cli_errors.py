@@ -126,7 +126,7 @@ def test_malformed_plan_is_one_sentence(tmp_path) -> None:
         env={"PYTHONPATH": str(RUNNERS), "PATH": "/usr/bin:/bin"},
     )
     assert proc.returncode == 2
-    assert "the plan lacks 'cell'" in proc.stderr
+    assert "'cell' is missing" in proc.stderr
     assert "Traceback" not in proc.stderr
 
 

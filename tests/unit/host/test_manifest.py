@@ -9,6 +9,7 @@ import pytest
 from portbench.errors import ManifestError
 from portbench.manifest import load_manifest, read_case_names
 from portbench.rules import load_rules
+from portbench_runner.contract import Rule
 
 CASES = """
 from portbench_runner.api import case
@@ -105,7 +106,7 @@ def test_rules_are_validated(tmp_path: Path) -> None:
     (folder / "rules.toml").write_text(
         '[[rule]]\nid = "x"\ncategory = "type"\ntypes = ["E"]\nwhy = "doc"\n'
     )
-    assert load_rules("demo", tmp_path) == [{"id": "x", "category": "type", "types": ["E"]}]
+    assert load_rules("demo", tmp_path) == [Rule("x", "type", ("E",))]
 
 
 @pytest.mark.parametrize(

@@ -7,6 +7,7 @@ from __future__ import annotations
 import errno
 import json
 import tempfile
+from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
@@ -53,10 +54,10 @@ def _main(capsys: pytest.CaptureFixture[str], *args: str) -> tuple[int, str]:
 def _cell(run_dir: Path, framework: str = "jax", backend: str = "host") -> Path:
     """A cell directory holding the plan a bench run would have written."""
     plan = plan_from_case_files(run_dir / "src", {"probe": CASES}, framework, PlanOptions())
-    plan["backend"] = backend
+    plan = replace(plan, backend=backend)
     cell = run_dir / f"{framework}-cpu-host"
     cell.mkdir(parents=True)
-    (cell / "plan.json").write_text(json.dumps(plan))
+    (cell / "plan.json").write_text(json.dumps(plan.to_json()))
     return cell
 
 

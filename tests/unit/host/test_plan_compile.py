@@ -16,8 +16,8 @@ from portbench.plan import (
     PlanOptions,
     case_seed,
     compile_plan,
-    fallback_cli_args,
 )
+from portbench_runner.contract import FallbackMode, FallbackSettings, Plan
 
 from .test_manifest import ENTRY, _write
 
@@ -39,9 +39,9 @@ def test_the_cell_budget_is_in_the_plan_and_bench_passes_it(tmp_path: Path) -> N
 
     manifest = _manifest(tmp_path)
     cell = CellSpec("demo", get_accelerator("cpu"), "current", "venv")
-    assert compile_plan(cell, manifest, [], PlanOptions())["cell_budget_s"] == 540.0
+    assert compile_plan(cell, manifest, [], PlanOptions()).cell_budget_s == 540.0
     off = compile_plan(cell, manifest, [], PlanOptions(cell_budget_s=0))
-    assert off["cell_budget_s"] is None
+    assert off.cell_budget_s is None
     parser = argparse.ArgumentParser()
     register(parser.add_subparsers())
     base = ["bench", "--framework", "demo", "--accelerator", "cpu"]
@@ -60,14 +60,15 @@ def test_plan_lists_every_function_and_filters(tmp_path: Path) -> None:
     manifest = _manifest(tmp_path)
     cell = CellSpec("demo", get_accelerator("cpu"), "paper", "venv")
     plan = compile_plan(cell, manifest, [], PlanOptions())
-    assert [f["function"] for f in plan["functions"]] == ["demo.f", "demo.g"]
-    assert plan["functions"][1]["untested_reason"] == "absent in 1.12"
-    assert plan["cell"] == "demo/cpu/paper"
-    assert plan["rerun_prefix"].startswith(
+    assert Plan.from_json(plan.to_json(), "plan.json") == plan  # what the runner reads back
+    assert [f.function for f in plan.functions] == ["demo.f", "demo.g"]
+    assert plan.functions[1].untested_reason == "absent in 1.12"
+    assert plan.cell == "demo/cpu/paper"
+    assert plan.rerun_prefix.startswith(
         "portbench bench --framework demo --accelerator cpu --profile paper"
     )
     only = compile_plan(cell, manifest, [], PlanOptions(cases=("demo.f::b",)))
-    assert [[c["name"] for c in f["cases"]] for f in only["functions"]] == [["b"]]
+    assert [[c.name for c in f.cases] for f in only.functions] == [["b"]]
     with pytest.raises(UsageError, match="not in the demo manifest"):
         compile_plan(cell, manifest, [], PlanOptions(functions=("demo.nope",)))
     with pytest.raises(UsageError, match=r"case 'demo\.f::zzz' is not in the demo manifest"):
@@ -93,12 +94,16 @@ def test_fallback_settings_reach_the_plan_and_the_rerun_command(tmp_path: Path) 
     manifest = _manifest(tmp_path)
     cell = CellSpec("demo", get_accelerator("cpu"), "host", "host")
     default = compile_plan(cell, manifest, [], PlanOptions())
-    assert default["fallback"] == {"mode": "mark", "soft_placement": False, "lower_for": None}
-    assert "--fallback" not in default["rerun_prefix"]
+    assert default.to_json()["fallback"] == {
+        "mode": "mark",
+        "soft_placement": False,
+        "lower_for": None,
+    }
+    assert "--fallback" not in default.rerun_prefix
     strict = FallbackOptions(mode="fail", soft_placement=True, lower_for="cuda")
     plan = compile_plan(cell, manifest, [], PlanOptions(fallback=strict))
-    assert plan["fallback"] == {"mode": "fail", "soft_placement": True, "lower_for": "cuda"}
-    assert plan["rerun_prefix"].endswith("--fallback fail --soft-placement --lower-for cuda")
+    assert plan.fallback == FallbackSettings(FallbackMode.FAIL, True, "cuda")
+    assert plan.rerun_prefix.endswith("--fallback fail --soft-placement --lower-for cuda")
 
 
 @pytest.mark.parametrize(
@@ -114,6 +119,18 @@ def test_bad_fallback_settings_are_one_sentence(options: dict[str, str], fragmen
 
 
 def test_a_compiled_plan_gives_back_its_fallback_flags() -> None:
-    assert fallback_cli_args({}) == []
-    plan = {"fallback": {"mode": "fail", "soft_placement": False, "lower_for": "tpu"}}
-    assert fallback_cli_args(plan) == ["--fallback", "fail", "--lower-for", "tpu"]
+    assert FallbackSettings().cli_args() == ()
+    given = FallbackSettings(FallbackMode.FAIL, False, "tpu")
+    assert given.cli_args() == ("--fallback", "fail", "--lower-for", "tpu")
+
+
+def test_a_name_past_the_contracts_bound_is_refused_before_anything_runs(
+    tmp_path: Path,
+) -> None:
+    long = "n" * 100_000
+    entry = ENTRY.replace('"demo.f"', f'"demo.{long}"')
+    manifest = load_manifest("demo", _write(tmp_path, 'schema = 1\nframework = "demo"\n' + entry))
+    cell = CellSpec("demo", get_accelerator("cpu"), "host", "host")
+    with pytest.raises(UsageError, match="case id of 100008 characters") as caught:
+        compile_plan(cell, manifest, [], PlanOptions())
+    assert len(str(caught.value)) < 400 and "\n" not in str(caught.value)

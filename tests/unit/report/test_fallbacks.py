@@ -8,6 +8,19 @@ from typing import Any
 
 from portbench.report.fallbacks import fallback_cases, fallbacks, strict_records
 from portbench.report.load import STUDY_BACKEND, Cell
+from portbench_runner.contract import (
+    CaseResult,
+    Category,
+    Evidence,
+    Outcome,
+    Plan,
+    PlanAccelerator,
+    PlanCase,
+    PlanFunction,
+    RecordFactory,
+    Stage,
+    WorkerInfo,
+)
 
 EIG = {
     "probe": "jax-lowering",
@@ -21,24 +34,32 @@ CLEAN = {**EIG, "fallback": False, "host_work": []}
 UNSEEN = {**CLEAN, "seen": False, "fallback": None, "note": "could not lower"}
 
 
-def _record(function: str, name: str, outcome: str, evidence: Any = None, **extra: Any) -> dict:
-    return {
-        "function": function,
-        "study_test_file": f"{function}_test.py",
-        "case": f"{function}::{name}",
-        "outcome": outcome,
-        "evidence": evidence,
-        **extra,
-    }
+def _record(function: str, name: str, outcome: str, evidence: Any = None, **extra: Any) -> Any:
+    """What a record says, to be made by the contract's factory in :func:`_cell`."""
+    return (function, name, outcome, evidence, extra)
 
 
-def _cell(records: list[dict[str, Any]], backend: str = "host") -> Cell:
-    functions = sorted({r["function"] for r in records})
-    plan = {
-        "backend": backend,
-        "functions": [{"function": f, "study_test_file": f"{f}_test.py"} for f in functions],
-    }
-    return Cell(Path("/x"), "jax/gpu/host", "jax", "gpu", "host", plan, {}, [], records)
+def _cell(specs: list[Any], backend: str = "host") -> Cell:
+    functions = []
+    for function in sorted({spec[0] for spec in specs}):
+        names = [spec[1] for spec in specs if spec[0] == function]
+        cases = tuple(PlanCase(f"{function}::{n}", n, 1) for n in names)
+        functions.append(PlanFunction(function, "c.py", cases, f"{function}_test.py"))
+    plan = Plan(
+        "jax/gpu/host", "jax", "host", backend, PlanAccelerator("gpu", "cuda"), "/m",
+        tuple(functions), "portbench bench", schema=1,
+    )  # fmt: skip
+    make = RecordFactory(plan).record
+    records = []
+    for function, name, outcome, evidence, extra in specs:
+        result = CaseResult(
+            Outcome(outcome),
+            Stage(extra["stage"]) if "stage" in extra else None,
+            Category(extra["category"]) if "category" in extra else None,
+            evidence=None if evidence is None else Evidence.from_json(evidence, "evidence"),
+        )
+        records.append(make(f"{function}::{name}", result, WorkerInfo(1, 0)))
+    return Cell(Path("/x"), plan.cell, "jax", "gpu", "host", plan, None, (), tuple(records))
 
 
 RECORDS = [
@@ -52,6 +73,7 @@ RECORDS = [
 
 def test_counts_both_views() -> None:
     row = fallbacks([_cell(RECORDS)]).rows[0]
+    # A plan of schema 1 predates the fallback settings.
     assert row[1] == "mark (plan before #20)"
     # probed, not seen, marked pass, failed fallback, functions touched
     assert row[2:7] == [3, 1, 1, 1, 2]
@@ -65,9 +87,9 @@ def test_a_cell_without_probes_says_so() -> None:
 
 
 def test_strict_view_turns_only_marked_passes_into_failures() -> None:
-    strict = strict_records(RECORDS)
-    assert [r["outcome"] for r in strict] == ["fail", "pass", "pass", "fail", "pass"]
-    assert strict[0]["category"] == "fallback"
+    strict = strict_records(_cell(RECORDS).records)
+    assert [r.outcome.value for r in strict] == ["fail", "pass", "pass", "fail", "pass"]
+    assert strict[0].category is Category.FALLBACK
 
 
 def test_the_study_could_not_see_fallbacks() -> None:

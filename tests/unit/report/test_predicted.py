@@ -2,71 +2,112 @@
 
 from __future__ import annotations
 
+from dataclasses import replace
 from pathlib import Path
-from typing import Any
 
 from portbench.report.load import Cell
 from portbench.report.predicted import is_predicted, predicted_outcomes, predicted_summary
 from portbench.report.prediction_check import confusion, prediction_checks
-
-
-def _plan(functions: dict[str, list[str]], **extra: Any) -> dict[str, Any]:
-    return {
-        "functions": [
-            {
-                "function": f,
-                "study_test_file": f"{f}_test.py",
-                "cases": [{"id": f"{f}::{c}"} for c in cases],
-            }
-            for f, cases in functions.items()
-        ],
-        **extra,
-    }
-
-
-def _record(function: str, case: str, outcome: str, verdict: str | None = None) -> dict[str, Any]:
-    record: dict[str, Any] = {
-        "function": function,
-        "study_test_file": f"{function}_test.py",
-        "case": f"{function}::{case}",
-        "outcome": outcome,
-        "category": "not_implemented" if outcome == "fail" else None,
-        "stage": "call" if outcome == "fail" else None,
-    }
-    if verdict is not None:
-        record["evidence_kind"] = "predicted"
-        record["prediction"] = {"method": "lowered", "verdict": verdict, "target": "gpu-t4"}
-    return record
-
+from portbench_runner.contract import (
+    CaseRecord,
+    CaseResult,
+    Category,
+    EnvDocument,
+    Outcome,
+    Plan,
+    PlanAccelerator,
+    PlanCase,
+    PlanFunction,
+    Prediction,
+    PredictionMethod,
+    PredictionSettings,
+    PredictionVerdict,
+    RecordFactory,
+    Stage,
+    WorkerInfo,
+)
 
 FUNCTIONS = {"f.eig": ["a", "b"], "f.add": ["a"], "f.sort": ["a"], "f.save": ["a"]}
+T4 = PredictionSettings(PredictionMethod.LOWERED, "gpu-t4", "cuda")
+
+
+def _plan(cell: str, prediction: PredictionSettings | None = None) -> Plan:
+    functions = tuple(
+        PlanFunction(
+            f,
+            f"cases/{f}.py",
+            tuple(PlanCase(f"{f}::{c}", c, 1) for c in cases),
+            f"{f}_test.py",
+        )
+        for f, cases in FUNCTIONS.items()
+    )
+    return Plan(
+        cell=cell,
+        framework="jax",
+        profile=cell.split("/")[2],
+        backend="host",
+        accelerator=PlanAccelerator("cpu", "cpu"),
+        manifest_root="/m",
+        functions=functions,
+        rerun_prefix="portbench bench",
+        prediction=prediction,
+    )
+
+
+def _record(
+    plan: Plan, case: str, outcome: str, verdict: str | None = None, category: str = ""
+) -> CaseRecord:
+    failed = outcome == "fail"
+    said = None
+    if verdict is not None:
+        said = Prediction(T4.method, T4.target, Outcome.PASS, verdict=PredictionVerdict(verdict))
+    result = CaseResult(
+        Outcome(outcome),
+        Stage.CALL if failed else None,
+        Category(category or "not_implemented") if failed else None,
+        reason="not predictable: x" if outcome == "skip" else None,
+        prediction=said,
+    )
+    return RecordFactory(plan).record(case, result, WorkerInfo(1, 0))
+
+
+def _cell(plan: Plan, records: list[CaseRecord], env: EnvDocument | None = None) -> Cell:
+    _, accelerator, profile = plan.cell.split("/")
+    return Cell(
+        Path(plan.cell.replace("/", "-")),
+        plan.cell,
+        "jax",
+        accelerator,
+        profile,
+        plan,
+        env,
+        (),
+        tuple(records),
+    )
 
 
 def _predicted() -> Cell:
+    plan = _plan("jax/gpu-t4-predicted/x", T4)
     records = [
-        _record("f.eig", "a", "fail", "fail"),
-        _record("f.eig", "b", "pass", "pass"),
-        _record("f.add", "a", "fail", "fail"),  # a false alarm
-        _record("f.sort", "a", "pass", "pass"),  # a miss: the study failed it
-        _record("f.save", "a", "skip", "not_predictable"),
+        _record(plan, "f.eig::a", "fail", "fail"),
+        _record(plan, "f.eig::b", "pass", "pass"),
+        _record(plan, "f.add::a", "fail", "fail"),  # a false alarm
+        _record(plan, "f.sort::a", "pass", "pass"),  # a miss: the study failed it
+        _record(plan, "f.save::a", "skip", "not_predictable"),
     ]
-    plan = _plan(FUNCTIONS, predict={"target": "gpu-t4", "platform": "cuda", "method": "lowered"})
-    return Cell(
-        Path("p"), "jax/gpu-t4-predicted/x", "jax", "gpu-t4-predicted", "x", plan, {}, [], records
-    )
+    return _cell(plan, records)
 
 
 def _study() -> Cell:
+    plan = _plan("jax/gpu-t4/study")
     records = [
-        _record("f.eig", "a", "fail"),
-        _record("f.add", "a", "pass"),
-        _record("f.sort", "a", "fail"),
-        _record("f.save", "a", "pass"),
+        _record(plan, "f.eig::a", "fail"),
+        _record(plan, "f.add::a", "pass"),
+        _record(plan, "f.sort::a", "fail"),
+        _record(plan, "f.save::a", "pass"),
     ]
-    env = {"study": {"report": "t4_vm/gpu/report.json"}}
-    return Cell(
-        Path("s"), "jax/gpu-t4/study", "jax", "gpu-t4", "study", _plan(FUNCTIONS), env, [], records
-    )
+    env = EnvDocument(plan.cell, facts={"study": {"report": "t4_vm/gpu/report.json"}})
+    return _cell(plan, records, env)
 
 
 def test_the_confusion_counts_functions_with_both_a_study_outcome_and_a_prediction() -> None:
@@ -93,18 +134,22 @@ def test_the_check_gives_wilson_intervals_and_lists_each_miss() -> None:
 
 def test_no_recorded_failure_gives_n_a_recall() -> None:
     study = _study()
-    passing = [{**r, "outcome": "pass", "category": None, "stage": None} for r in study.records]
-    clean = Cell(
-        study.path, study.cell_id, "jax", "gpu-t4", "study", study.plan, study.env, [], passing
+    passing = tuple(
+        replace(r, outcome=Outcome.PASS, category=None, stage=None)
+        for r in study.records
+        if isinstance(r, CaseRecord)
     )
+    clean = replace(study, records=passing)
     (row,), _ = (t.rows for t in prediction_checks([_predicted()], [clean]))
     assert row[9] == "n/a"
 
 
 def test_a_crash_in_a_predicted_cell_is_not_a_predicted_failure() -> None:
     cell = _predicted()
-    crashed = [*cell.records[:4], {**_record("f.save", "a", "fail"), "category": "crash"}]
-    cell = Cell(cell.path, cell.cell_id, "jax", cell.accelerator, "x", cell.plan, {}, [], crashed)
+    assert isinstance(cell.plan, Plan)
+    crash = _record(cell.plan, "f.save::a", "fail", category="crash")
+    assert crash.prediction is not None and crash.prediction.verdict is None
+    cell = replace(cell, records=(*cell.records[:4], crash))
     assert predicted_outcomes(cell)[("f.save", "f.save_test.py")] == "untested"
     assert is_predicted(cell)
     (row,) = predicted_summary([cell]).rows

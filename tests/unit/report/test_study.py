@@ -30,6 +30,20 @@ from portbench.report.tables import portability
 PAPER = ROOT / "paper"
 
 
+# The tests count from the files as written, apart from the typed layer the tables use.
+def _raw(cell: Cell) -> list[dict[str, Any]]:
+    text = (cell.path / "results.jsonl").read_text()
+    return [json.loads(line) for line in text.splitlines() if line.strip()]
+
+
+def _env(cell: Cell) -> dict[str, Any]:
+    return dict(json.loads((cell.path / "env.json").read_text()))
+
+
+def _plan(cell: Cell) -> dict[str, Any]:
+    return dict(json.loads((cell.path / "plan.json").read_text()))
+
+
 @pytest.fixture(scope="module")
 def study_dir(tmp_path_factory: pytest.TempPathFactory) -> Path:
     out = tmp_path_factory.mktemp("study")
@@ -74,12 +88,12 @@ def test_every_study_device_becomes_a_cell_with_its_provenance(cells: list[Cell]
     by_id = {c.cell_id: c for c in cells}
     # No report for the A100: every function untested, never counted as passing.
     a100 = by_id["torch/gpu-a100/study"]
-    assert (a100.env or {})["study"]["report"] is None
-    assert all(r["outcome"] == "skip" and r["study_outcome"] == "unrecorded" for r in a100.records)
+    assert _env(a100)["study"]["report"] is None
+    assert all(r["outcome"] == "skip" and r["study_outcome"] == "unrecorded" for r in _raw(a100))
     # JAX's TPU report is its T4 report (made under the T4 VM's Python): said, and not used.
     jax_tpu = by_id["jax/tpu-v3/study"]
-    assert "not this VM's" in (jax_tpu.env or {})["study"]["report_note"]
-    assert {r["outcome"] for r in jax_tpu.records} == {"skip"}
+    assert "not this VM's" in _env(jax_tpu)["study"]["report_note"]
+    assert {r["outcome"] for r in _raw(jax_tpu)} == {"skip"}
 
 
 def _created(raw: dict[str, object], path: str) -> float:
@@ -97,25 +111,25 @@ def test_each_device_takes_its_newest_standard_placement_report(
         reports = [p for p in raw if p.startswith(folder) and p.endswith("failure_report.json")]
         assert len(reports) == 2
         newest = max(reports, key=lambda p: _created(raw, p))
-        assert (by_id[cell_id].env or {})["study"]["report"] == newest
+        assert _env(by_id[cell_id])["study"]["report"] == newest
     # Soft placement is a cell of its own, never a device's outcome.
     soft = by_id["tensorflow/gpu-t4/study-soft"]
-    assert "soft_placement/" in (soft.env or {})["study"]["report"]
+    assert "soft_placement/" in _env(soft)["study"]["report"]
     for cell in cells:
         if cell.profile == "study":
-            assert "soft" not in str((cell.env or {})["study"]["report"])
+            assert "soft" not in str(_env(cell)["study"]["report"])
 
 
 def test_no_test_of_a_report_is_dropped(cells: list[Cell], raw: dict[str, object]) -> None:
     """Two classes of one TensorFlow file can hold tests of one name: each is its own record."""
     files = _functions("tensorflow")
     for cell in cells:
-        env = (cell.env or {})["study"]
+        env = _env(cell)["study"]
         if cell.framework != "tensorflow" or not env["report"]:
             continue
         tests = raw[env["report"]]["tests"]  # type: ignore[index]
         expected = sum(1 for t in tests if _node_key(t["nodeid"]).split(":")[0] in files)
-        from_report = [r for r in cell.records if r["study_outcome"] != "absent from report"]
+        from_report = [r for r in _raw(cell) if r["study_outcome"] != "absent from report"]
         assert len(from_report) == expected, cell.cell_id
 
 
@@ -151,10 +165,10 @@ def _count(cell: Cell, keep: Callable[[dict[str, Any]], bool] | None = None) -> 
     """pass/partial/complete/untested of every planned function, from its records."""
     counts: dict[str, int] = defaultdict(int)
     outcomes: dict[str, list[str]] = defaultdict(list)
-    for r in cell.records:
+    for r in _raw(cell):
         if keep is None or keep(r):
             outcomes[r["study_test_file"]].append(r["outcome"])
-    for f in (cell.plan or {})["functions"]:
+    for f in _plan(cell)["functions"]:
         values = outcomes.get(f["study_test_file"], [])
         if "fail" in values:
             counts["partial" if "pass" in values else "complete"] += 1
@@ -281,8 +295,8 @@ def _independent_latency(raw: dict[str, Any], framework: str) -> dict[str, tuple
 
 def test_tables_5_to_7_recounted_row_by_row(cells: list[Cell], raw: dict[str, Any]) -> None:
     table, summary = published_latency(cells)
-    assert sum(v["rows"] for v in summary.values()) == 43 + 51 + 61
-    matched = {k: v["matched"] for k, v in summary.items()}
+    assert sum(v.rows for v in summary.values()) == 43 + 51 + 61
+    matched = {k: v.matched for k, v in summary.items()}
     assert matched == {"torch": 43, "tensorflow": 51, "jax": 61}, [
         r for r in table.rows if r[-2] == "no"
     ]
@@ -344,4 +358,4 @@ def test_every_imported_line_is_loaded(study_dir: Path, cells: list[Cell]) -> No
     for cell in cells:
         lines = (cell.path / "results.jsonl").read_text().splitlines()
         assert cell.unreadable_lines == 0, (cell.cell_id, cell.problems)
-        assert len(cell.records) == len(lines), cell.cell_id
+        assert len(_raw(cell)) == len(lines), cell.cell_id

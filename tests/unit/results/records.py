@@ -4,25 +4,27 @@ from __future__ import annotations
 
 from typing import Any
 
+from portbench_runner.contract import Plan
 
-def case_record(plan: dict[str, Any], name: str, **fields: object) -> dict[str, Any]:
+
+def case_record(plan: Plan, name: str, **fields: object) -> dict[str, Any]:
     """A valid schema-2 record of case ``name`` of ``plan``'s first function, with ``fields`` set."""
-    function = plan["functions"][0]
-    case = next(c for c in function["cases"] if c["name"] == name)
+    function = plan.functions[0]
+    case = next(c for c in function.cases if c.name == name)
     record = {
         "schema": 2,
         "kind": "case",
-        "cell": plan["cell"],
-        "framework": plan["framework"],
+        "cell": plan.cell,
+        "framework": plan.framework,
         "accelerator": "cpu",
-        "profile": plan["profile"],
-        "function": function["function"],
-        "study_test_file": function["study_test_file"],
-        "case": case["id"],
+        "profile": plan.profile,
+        "function": function.function,
+        "study_test_file": function.study_test_file,
+        "case": case.id,
         "case_name": name,
-        "case_file": function["case_file"],
+        "case_file": function.case_file,
         "case_file_sha256": None,
-        "seed": case["seed"],
+        "seed": case.seed,
         "outcome": "pass",
         "stage": None,
         "category": None,

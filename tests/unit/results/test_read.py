@@ -20,6 +20,7 @@ from portbench.results import Outcome, read_results
 from portbench.results.model import RECORD_SCHEMAS
 from portbench.results.read import MAX_LINE_BYTES
 from portbench.results.safeio import dumps_strict
+from portbench_runner.contract import Plan
 
 from .records import case_record
 
@@ -35,7 +36,7 @@ def run(ctx):
 
 
 @pytest.fixture
-def plan(tmp_path: Path) -> dict[str, Any]:
+def plan(tmp_path: Path) -> Plan:
     return plan_from_case_files(tmp_path / "src", {"demo": CASES})
 
 
@@ -49,7 +50,7 @@ def _line(record: dict[str, Any]) -> str:
     return dumps_strict(record) + "\n"
 
 
-def test_a_truncated_last_line_is_skipped(tmp_path: Path, plan: dict[str, Any]) -> None:
+def test_a_truncated_last_line_is_skipped(tmp_path: Path, plan: Plan) -> None:
     whole = _line(case_record(plan, "b"))
     path = _write(
         tmp_path / "results.jsonl", _line(case_record(plan, "a")), whole[: len(whole) // 2]
@@ -61,7 +62,7 @@ def test_a_truncated_last_line_is_skipped(tmp_path: Path, plan: dict[str, Any]) 
     assert "1 line(s) skipped" in read.summary(path)
 
 
-def test_a_lone_number_is_skipped(tmp_path: Path, plan: dict[str, Any]) -> None:
+def test_a_lone_number_is_skipped(tmp_path: Path, plan: Plan) -> None:
     path = _write(tmp_path / "results.jsonl", "42\n", _line(case_record(plan, "a")))
     read = read_results(path)
     assert [r.case_name for r in read.records] == ["a"]
@@ -69,7 +70,7 @@ def test_a_lone_number_is_skipped(tmp_path: Path, plan: dict[str, Any]) -> None:
     assert "JSON object" in read.problems[0]
 
 
-def test_a_record_without_function_is_skipped(tmp_path: Path, plan: dict[str, Any]) -> None:
+def test_a_record_without_function_is_skipped(tmp_path: Path, plan: Plan) -> None:
     broken = case_record(plan, "b")
     del broken["function"]
     path = _write(tmp_path / "results.jsonl", _line(case_record(plan, "a")), _line(broken))
@@ -79,9 +80,7 @@ def test_a_record_without_function_is_skipped(tmp_path: Path, plan: dict[str, An
     assert "'function'" in read.problems[0]
 
 
-def test_a_nan_token_is_not_standard_json_and_is_refused(
-    tmp_path: Path, plan: dict[str, Any]
-) -> None:
+def test_a_nan_token_is_not_standard_json_and_is_refused(tmp_path: Path, plan: Plan) -> None:
     # What json.dumps writes by default for a float NaN: not JSON, so not a record.
     line = json.dumps(case_record(plan, "a", timing={"cold_ms": math.nan, "warm": None})) + "\n"
     assert "NaN" in line
@@ -92,9 +91,7 @@ def test_a_nan_token_is_not_standard_json_and_is_refused(
     assert "not JSON" in read.problems[0]
 
 
-def test_a_nan_string_in_timing_is_read_as_a_float_nan(
-    tmp_path: Path, plan: dict[str, Any]
-) -> None:
+def test_a_nan_string_in_timing_is_read_as_a_float_nan(tmp_path: Path, plan: Plan) -> None:
     record = case_record(plan, "a", timing={"cold_ms": "NaN", "warm": None})
     path = _write(tmp_path / "results.jsonl", _line(record))
     read = read_results(path)
@@ -104,7 +101,7 @@ def test_a_nan_string_in_timing_is_read_as_a_float_nan(
     assert isinstance(got.timing.cold_ms, float) and math.isnan(got.timing.cold_ms)
 
 
-def test_a_case_recorded_twice_keeps_the_first(tmp_path: Path, plan: dict[str, Any]) -> None:
+def test_a_case_recorded_twice_keeps_the_first(tmp_path: Path, plan: Plan) -> None:
     second = case_record(plan, "a", outcome="error")
     path = _write(tmp_path / "results.jsonl", _line(case_record(plan, "a")), _line(second))
     read = read_results(path)
@@ -113,7 +110,7 @@ def test_a_case_recorded_twice_keeps_the_first(tmp_path: Path, plan: dict[str, A
     assert "recorded twice" in read.problems[0]
 
 
-def test_a_newer_schema_is_refused_in_one_sentence(tmp_path: Path, plan: dict[str, Any]) -> None:
+def test_a_newer_schema_is_refused_in_one_sentence(tmp_path: Path, plan: Plan) -> None:
     path = _write(
         tmp_path / "results.jsonl",
         _line(case_record(plan, "a")),
@@ -126,9 +123,7 @@ def test_a_newer_schema_is_refused_in_one_sentence(tmp_path: Path, plan: dict[st
     assert "\n" not in message and message.count(". ") == 0
 
 
-def test_a_linked_results_file_is_refused_not_followed(
-    tmp_path: Path, plan: dict[str, Any]
-) -> None:
+def test_a_linked_results_file_is_refused_not_followed(tmp_path: Path, plan: Plan) -> None:
     target = _write(tmp_path / "elsewhere.jsonl", _line(case_record(plan, "a")))
     cell = tmp_path / "cell"
     cell.mkdir()
@@ -143,9 +138,7 @@ def test_a_linked_results_file_is_refused_not_followed(
         read_results(cell / "results.jsonl")
 
 
-def test_an_oversized_line_is_skipped_and_the_next_line_read(
-    tmp_path: Path, plan: dict[str, Any]
-) -> None:
+def test_an_oversized_line_is_skipped_and_the_next_line_read(tmp_path: Path, plan: Plan) -> None:
     huge = case_record(plan, "b", reason="x" * (MAX_LINE_BYTES + 10))
     path = _write(
         tmp_path / "results.jsonl",
@@ -238,9 +231,7 @@ def test_bench_and_validate_skip_damaged_lines(tmp_path: Path) -> None:
     assert failures_table(cell / "results.jsonl") is None  # the duplicate error is not kept
 
 
-def test_failures_table_says_how_many_lines_it_skipped(
-    tmp_path: Path, plan: dict[str, Any]
-) -> None:
+def test_failures_table_says_how_many_lines_it_skipped(tmp_path: Path, plan: Plan) -> None:
     import io
 
     from rich.console import Console

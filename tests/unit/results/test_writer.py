@@ -12,6 +12,7 @@ from portbench.errors import ResultsError, UsageError
 from portbench.plan import plan_from_case_files
 from portbench.results import CellWriter, read_results, read_sessions
 from portbench.results.safeio import dumps_strict, loads_strict
+from portbench_runner.contract import Plan
 
 from .records import case_record
 
@@ -25,7 +26,7 @@ def run(ctx):
 """
 
 
-def _plan(tmp_path: Path) -> dict:
+def _plan(tmp_path: Path) -> Plan:
     return plan_from_case_files(tmp_path / "src", {"demo": CASES})
 
 
@@ -58,8 +59,8 @@ def test_only_valid_planned_first_records_are_stored(tmp_path: Path) -> None:
     read = read_results(cell / "results.jsonl")
     assert [(r.case_name, r.outcome.value) for r in read.records] == [("a", "pass")]
     assert read.skipped == 0
-    assert session["rejected_lines"] == 6
-    assert session["status"] == "aborted"  # no session line came from the supervisor
+    assert session.rejected_lines == 6
+    assert session.status == "aborted"  # no session line came from the supervisor
     (line,), bad = read_sessions(cell / "sessions.jsonl")
     assert (line.status, bad) == ("aborted", 0)
 

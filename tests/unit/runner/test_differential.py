@@ -8,6 +8,7 @@ both) is taken for real by the worker's code.
 from __future__ import annotations
 
 import json
+from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
@@ -16,6 +17,7 @@ from conftest import make_plan, read_jsonl, run_supervisor, validate
 from portbench.outcomes import function_outcome
 from portbench.results.model import CaseRecord
 from portbench_runner.adapters.python_adapter import PythonAdapter
+from portbench_runner.contract import Plan, load_plan
 from portbench_runner.differential import compare_leaves
 from portbench_runner.worker import CaseFiles, Worker
 
@@ -43,25 +45,25 @@ def body(ctx, kind):
 """
 
 
-def _worker(tmp_path: Path, differential: bool = True) -> tuple[Worker, CaseFiles, dict]:
-    plan_path = make_plan(tmp_path, {"demo": CASES})
-    plan = json.loads(plan_path.read_text())
-    plan["differential"] = differential
-    plan["accelerator"] = {**plan["accelerator"], "id": "fake-gpu"}
+def _worker(tmp_path: Path, differential: bool = True) -> tuple[Worker, CaseFiles, Plan]:
+    plan = load_plan(str(make_plan(tmp_path, {"demo": CASES})))
+    plan = replace(
+        plan,
+        differential=differential,
+        accelerator=replace(plan.accelerator, id="fake-gpu"),
+    )
     worker = Worker(plan, pipe_fd=-1)
-    device = PythonAdapter("cpu", plan["accelerator"])
+    device = PythonAdapter("cpu", plan.accelerator.to_json())
     device.load()
     worker.adapter = device
-    return worker, CaseFiles(plan["manifest_root"], "python"), plan
+    return worker, CaseFiles(plan.manifest_root, "python"), plan
 
 
-def _run(tmp_path: Path, differential: bool = True) -> dict[str, dict[str, Any]]:
+def _run(tmp_path: Path, differential: bool = True) -> dict[str, Any]:
+    """Each case's result, as JSON (what the worker sends)."""
     worker, files, plan = _worker(tmp_path, differential)
-    function = plan["functions"][0]
-    return {
-        case["name"]: worker.run_case({"function": function, "case": case}, files)
-        for case in function["cases"]
-    }
+    function = plan.functions[0]
+    return {case.name: worker.run_case(function, case, files).to_json() for case in function.cases}
 
 
 def test_each_path_of_the_twin(tmp_path: Path) -> None:
@@ -131,7 +133,7 @@ def test_the_record_carries_the_twin_end_to_end(tmp_path: Path) -> None:
         validate(record, "record")
     both = CaseRecord.from_json(records["both-fail"])
     assert both.fails_on_cpu
-    assert both.cpu_reference is not None and both.cpu_reference["outcome"] == "fail"
+    assert both.cpu_reference is not None and both.cpu_reference.outcome == "fail"
     assert records["same"]["cpu_reference"]["compared"] is True
     assert not CaseRecord.from_json(records["same"]).fails_on_cpu
 

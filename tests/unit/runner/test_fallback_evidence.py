@@ -92,10 +92,9 @@ def test_plan_settings_default_to_mark_without_soft_placement() -> None:
         "mode": "mark",
         "soft_placement": False,
         "lower_for": None,
-        "predict": None,
     }
     given = {"fallback": {"mode": "fail", "soft_placement": True, "lower_for": "cuda"}}
-    assert fallback.settings_from_plan(given) == {**given["fallback"], "predict": None}
+    assert fallback.settings_from_plan(given) == given["fallback"]
 
 
 def test_what_a_case_could_plant_is_cut_back_to_the_schema() -> None:

@@ -9,31 +9,41 @@ import pytest
 from portbench_runner.api import case, clear_registry, registered_cases
 from portbench_runner.checks import assert_close, assert_equal
 from portbench_runner.classify import classify
-from portbench_runner.protocol import MessageReader, decode, encode
+from portbench_runner.contract import (
+    WORKER_MESSAGES,
+    Bye,
+    MessageInvalid,
+    Rule,
+    Stage,
+    Start,
+    decode,
+    encode,
+)
 from portbench_runner.signals import CheckFailed
+from portbench_runner.workerproc import WorkerProcess
 
 
 def test_protocol_round_trip_and_unknown_types_are_rejected() -> None:
-    message = {"type": "start", "case": "f::a"}
-    assert decode(encode(message)) == message
-    with pytest.raises(ValueError, match="unknown message type 'gossip'"):
-        decode(b'{"type": "gossip"}')
-    with pytest.raises(ValueError, match="unknown message type"):
-        encode({"type": "gossip"})
+    message = Start("f::a")
+    assert decode(encode(message), WORKER_MESSAGES) == message
+    with pytest.raises(MessageInvalid, match="unknown message type 'gossip'"):
+        decode(b'{"type": "gossip"}', WORKER_MESSAGES)
 
 
 def test_reader_splits_partial_lines() -> None:
     read_fd, write_fd = os.pipe()
     os.set_blocking(read_fd, False)
-    reader = MessageReader(read_fd)
-    data = encode({"type": "start", "case": "a::b"}) + b'{"type": "by'
-    os.write(write_fd, data)
-    assert reader.read_available() == [{"type": "start", "case": "a::b"}]
+    worker = WorkerProcess.__new__(WorkerProcess)  # only its message pipe is used here
+    from portbench_runner.contract import LineSplitter
+
+    worker.msg_fd, worker.lines, worker.messages_closed = read_fd, LineSplitter(), False
+    os.write(write_fd, encode(Start("a::b")) + b'{"type": "by')
+    assert worker.read_messages() == [Start("a::b")]
     os.write(write_fd, b'e"}\n')
-    assert reader.read_available() == [{"type": "bye"}]
+    assert worker.read_messages() == [Bye()]
     os.close(write_fd)
-    assert reader.read_available() == []
-    assert reader.closed
+    assert worker.read_messages() == []
+    assert worker.messages_closed
     os.close(read_fd)
 
 
@@ -42,19 +52,9 @@ class XlaRuntimeError(RuntimeError):
 
 
 RULES = [
-    {
-        "id": "r.dtype",
-        "category": "type",
-        "types": ["RuntimeError"],
-        "message": "not implemented for 'BFloat16'",
-    },
-    {
-        "id": "r.unimpl",
-        "category": "not_implemented",
-        "types": ["XlaRuntimeError"],
-        "message": "UNIMPLEMENTED",
-    },
-    {"id": "r.setup-only", "category": "memory", "types": ["ValueError"], "stages": ["setup"]},
+    Rule("r.dtype", "type", ("RuntimeError",), "not implemented for 'BFloat16'"),
+    Rule("r.unimpl", "not_implemented", ("XlaRuntimeError",), "UNIMPLEMENTED"),
+    Rule("r.setup-only", "memory", ("ValueError",), stages=(Stage.SETUP,)),
 ]
 
 
@@ -113,8 +113,10 @@ def test_stacked_decorators_register_in_reading_order() -> None:
     clear_registry()
 
 
-def test_runner_and_host_agree_on_categories() -> None:
+def test_runner_and_host_share_one_list_of_categories() -> None:
+    from portbench.results import Category
     from portbench.rules import CATEGORIES as HOST_CATEGORIES
-    from portbench_runner.classify import CATEGORIES as RUNNER_CATEGORIES
+    from portbench_runner.contract import CATEGORIES
 
-    assert RUNNER_CATEGORIES == HOST_CATEGORIES
+    assert HOST_CATEGORIES is CATEGORIES
+    assert set(CATEGORIES) == {c.value for c in Category} - {"harness"}

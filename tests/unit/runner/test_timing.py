@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from portbench_runner.timing import median_ci_rel, summarize, time_call
+from portbench_runner.timing import DEFAULT_TIMING, median_ci_rel, summarize, time_call
 
 
 class FakeClock:
@@ -87,7 +87,8 @@ def test_a_quiet_case_stops_early_with_a_narrow_interval() -> None:
     _, timing = time_call(clock.work, lambda _: None, {"adaptive_budget_s": 10.0}, clock=clock)
     warm = timing["warm"]
     assert warm["stopped_by"] == "converged"
-    assert warm["samples"] == 10  # the floor: identical samples converge at once
+    # The floor: identical samples converge at once.
+    assert warm["samples"] == DEFAULT_TIMING["adaptive_min_samples"]
     assert warm["ci95_rel"] == pytest.approx(0.0)
     assert not warm["noisy"]
     assert len(warm["samples_ms"]) == warm["samples"]
@@ -120,30 +121,86 @@ def test_median_interval_is_none_when_it_cannot_be_told() -> None:
 
 
 class SettlingClock(FakeClock):
-    """Calls cost 1.5x while ``slow_calls`` remain (caches and pools settling), then 1x."""
+    """Calls cost ``cost_s`` times a factor that falls by ``step`` per call from ``start``
+    to 1 (caches and pools settling), then stays there."""
 
-    def __init__(self, cost_s: float, slow_calls: int) -> None:
+    def __init__(self, cost_s: float, start: float, step: float) -> None:
         super().__init__(cost_s)
-        self.slow_calls = slow_calls
+        self.start = start
+        self.step = step
 
     def work(self) -> str:
         self.calls += 1
-        self.now += self.cost_s * (1.5 if self.calls <= self.slow_calls else 1.0)
+        self.now += self.cost_s * max(1.0, self.start - self.step * (self.calls - 1))
         return "out"
 
 
-def test_adaptive_discards_a_warm_up_and_fixed_mode_does_not() -> None:
-    # The cold call, then 10 slow calls: the 14 ms warm-up (calibration included) takes
-    # them all, so the adaptive median is the settled cost.
-    settings = {"block_min_s": 0.0, "warmup_s": 0.014}
-    clock = SettlingClock(1e-3, 11)
+def test_adaptive_warms_up_until_the_samples_settle_and_fixed_mode_does_not() -> None:
+    # Calls get 10% faster per call for ten calls, then hold: the warm-up discards the
+    # falling blocks, so the adaptive median is the settled cost.
+    settings = {"block_min_s": 0.0, "warmup_s": 1.0}
+    clock = SettlingClock(1e-3, 2.0, 0.1)
     _, timing = time_call(clock.work, lambda _: None, settings, clock=clock)
     assert timing["warm"]["median_ms"] == pytest.approx(1.0)
+    assert timing["warm"]["samples_ms"][0] == pytest.approx(1.0)
+    # It stopped warming up once settled: far fewer calls than its 1 s cap allowed.
+    assert clock.calls < 40
     # Without the warm-up, the first samples are the slow ones (fixed mode, as before).
-    clock = SettlingClock(1e-3, 11)
+    clock = SettlingClock(1e-3, 2.0, 0.1)
     fixed = {**settings, "mode": "fixed", "max_samples": 12, "warm_budget_s": 10.0}
     _, timing = time_call(clock.work, lambda _: None, fixed, clock=clock)
-    assert timing["warm"]["samples_ms"][0] == pytest.approx(1.5)
+    assert timing["warm"]["samples_ms"][0] > 1.5
+
+
+def test_settled_blocks_are_the_first_samples() -> None:
+    # A steady call: calibration (one call), then two settled blocks, which are kept as the
+    # first samples, then the rest of the floor; nothing else runs.
+    clock = FakeClock(1e-3)
+    _, timing = time_call(clock.work, lambda _: None, {"block_min_s": 0.0}, clock=clock)
+    floor = DEFAULT_TIMING["adaptive_min_samples"]
+    assert timing["warm"]["samples"] == floor
+    assert clock.calls == 1 + 1 + floor  # cold, calibration, samples
+
+
+class FallingClock(FakeClock):
+    """Each call costs 10% less than the one before, down to ``cost_s``."""
+
+    def __init__(self, cost_s: float, start: float) -> None:
+        super().__init__(cost_s)
+        self.factor = start
+
+    def work(self) -> str:
+        self.calls += 1
+        self.now += self.cost_s * max(1.0, self.factor)
+        self.factor *= 0.9
+        return "out"
+
+
+def test_a_warm_up_that_never_settles_stops_at_its_cap() -> None:
+    # 10 ms falling 10% per call: the blocks are still getting faster when the 50 ms
+    # warm-up cap is reached, so sampling starts afresh there, on a still-falling series.
+    clock = FallingClock(1e-5, 1000.0)
+    synced: list[str] = []
+    settings = {"block_min_s": 0.0, "warmup_s": 0.05, "adaptive_budget_s": 10.0}
+    _, timing = time_call(clock.work, synced.append, settings, clock=clock)
+    warm = timing["warm"]
+    assert warm["samples_ms"][0] > 2 * warm["min_ms"]
+    warm_up_blocks = len(synced) - 1 - warm["samples"]  # the cold call, then warm blocks
+    # The calibration block (9 ms, the cold call took 10) and the warm-up's 8.1, 7.3, ... ms:
+    # the 50 ms cap is passed on the eighth block.
+    assert warm_up_blocks == 8
+
+
+def test_calibration_estimates_the_block_from_one_call() -> None:
+    # A 1 us call and 1 ms blocks: one call, then a block sized from it (about 1100 calls),
+    # not the eleven doublings timeit's autorange would run.
+    clock = FakeClock(1e-6)
+    synced: list[str] = []
+    _, timing = time_call(clock.work, synced.append, {"block_min_s": 1e-3}, clock=clock)
+    calls = timing["warm"]["calls_per_sample"]
+    assert 1000 <= calls <= 1200
+    # One sync per block: cold, 2 calibration blocks, the warm-up's and the samples.
+    assert len(synced) == 1 + 2 + timing["warm"]["samples"]
 
 
 def test_adaptive_caps_are_its_own_and_slow_calls_stop_at_its_budget() -> None:

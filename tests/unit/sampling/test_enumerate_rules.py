@@ -18,6 +18,7 @@ from portbench.errors import CellFailed, ResultsError, UsageError
 from portbench.sampling import enumerate as enumerate_module
 from portbench.sampling.enumerate import load_enumeration, run_enumeration
 from portbench.sampling.provenance import cell_identity, portbench_identity
+from portbench_runner.contract import ImageRef
 
 FAKE = {
     "fakefw/__init__.py": """
@@ -308,7 +309,7 @@ class _FakeContainerBackend:
         self.args: list[str] = []
 
     def prepare(self, framework: str, flavor: str, profile: str) -> PreparedEnvironment:
-        image = {"id": "sha256:f00d", "tag": "fake:tag"}
+        image = ImageRef("sha256:f00d", "fake:tag")
         return PreparedEnvironment(backend="docker", description="container fake:tag", image=image)
 
     def run_tool(self, prepared: PreparedEnvironment, args: list[str], run_dir: Path) -> int:
@@ -458,7 +459,7 @@ def test_a_pinned_cell_names_its_lock_and_portbench_its_commit() -> None:
     prepared = PreparedEnvironment(
         backend="docker",
         description="image portbench/jax-cpu:paper-nearest-x",
-        image={"id": "sha256:1", "tag": "portbench/jax-cpu:paper-nearest-x"},
+        image=ImageRef("sha256:1", "portbench/jax-cpu:paper-nearest-x"),
     )
     cell = cell_identity("jax", "paper-nearest", prepared)
     lock = project_root() / "images" / "locks" / "paper-nearest" / "jax-cpu.txt"
