@@ -10,18 +10,17 @@ archive only, so a read-only report folder can be published.
 
 from __future__ import annotations
 
-import gzip
 import hashlib
-import io
 import json
 import os
 import stat
-import tarfile
 import tempfile
 from dataclasses import dataclass
 from pathlib import Path
+from typing import IO
 
 from ..errors import ResultsError
+from ..tarpack import reproducible_tar
 from ..writable import cannot_write, make_dir, require_writable
 
 __all__ = ["ARCHIVE_ROOT", "CONTENTS", "PublishResult", "publish"]
@@ -36,23 +35,6 @@ class PublishResult:
     archive: Path
     files: int
     links_left_out: list[str]
-
-
-def _mtime() -> int:
-    """The one mtime of every member: reproducible builds' convention, else the epoch."""
-    value = os.environ.get("SOURCE_DATE_EPOCH", "")
-    return int(value) if value.isdigit() else 0
-
-
-def _info(name: str, kind: bytes, size: int, mtime: int) -> tarfile.TarInfo:
-    info = tarfile.TarInfo(name)
-    info.type = kind
-    info.size = size
-    info.mode = 0o755 if kind == tarfile.DIRTYPE else 0o644
-    info.mtime = mtime
-    info.uid = info.gid = 0
-    info.uname = info.gname = ""
-    return info
 
 
 def _walk(folder: Path) -> tuple[list[str], list[str], list[str]]:
@@ -73,25 +55,20 @@ def _walk(folder: Path) -> tuple[list[str], list[str], list[str]]:
     return sorted(dirs), sorted(files), sorted(other)
 
 
-def write_archive(folder: Path, handle: io.BufferedIOBase) -> tuple[int, list[str]]:
+def write_archive(folder: Path, handle: IO[bytes]) -> tuple[int, list[str]]:
     """The reproducible archive of ``folder`` onto ``handle``; (files packed, links left out)."""
-    mtime = _mtime()
     dirs, files, other = _walk(folder)
     contents: dict[str, str] = {}
-    # filename="" and mtime: the gzip header otherwise holds the archive's name and the time.
-    gz = gzip.GzipFile(filename="", mode="wb", fileobj=handle, mtime=mtime)
-    with gz, tarfile.open(fileobj=gz, mode="w", format=tarfile.PAX_FORMAT) as tar:
-        tar.addfile(_info(ARCHIVE_ROOT, tarfile.DIRTYPE, 0, mtime))
+    with reproducible_tar(handle) as tar:
+        tar.add_folder(ARCHIVE_ROOT)
         for name in dirs:
-            tar.addfile(_info(f"{ARCHIVE_ROOT}/{name}", tarfile.DIRTYPE, 0, mtime))
+            tar.add_folder(f"{ARCHIVE_ROOT}/{name}")
         for name in files:
             data = (folder / name).read_bytes()
             contents[name] = hashlib.sha256(data).hexdigest()
-            info = _info(f"{ARCHIVE_ROOT}/{name}", tarfile.REGTYPE, len(data), mtime)
-            tar.addfile(info, io.BytesIO(data))
+            tar.add_file(f"{ARCHIVE_ROOT}/{name}", data)
         listing = (json.dumps({"schema": 1, "files": contents}, indent=2) + "\n").encode()
-        info = _info(f"{ARCHIVE_ROOT}/{CONTENTS}", tarfile.REGTYPE, len(listing), mtime)
-        tar.addfile(info, io.BytesIO(listing))
+        tar.add_file(f"{ARCHIVE_ROOT}/{CONTENTS}", listing)
     return len(files), other
 
 
