@@ -12,16 +12,13 @@ from __future__ import annotations
 
 import hashlib
 import json
-import os
 import stat
-import tempfile
 from dataclasses import dataclass
 from pathlib import Path
 from typing import IO
 
 from ..errors import ResultsError
-from ..tarpack import reproducible_tar
-from ..writable import cannot_write, make_dir, require_writable
+from ..tarpack import archive_file, reproducible_tar
 
 __all__ = ["ARCHIVE_ROOT", "CONTENTS", "PublishResult", "publish"]
 
@@ -78,19 +75,6 @@ def publish(folder: Path, archive: Path) -> PublishResult:
         raise ResultsError(f"{folder} holds no report; run `portbench report` first")
     if archive.resolve().is_relative_to(folder.resolve()):
         raise ResultsError(f"{archive} is inside the report it packs; {_HINT} outside {folder}")
-    require_writable(archive.parent, _HINT)
-    make_dir(archive.parent, _HINT, exist_ok=True)
-    fd, temporary = tempfile.mkstemp(prefix=f".{archive.name}.", dir=archive.parent)
-    try:
-        with os.fdopen(fd, "wb") as handle:
-            files, other = write_archive(folder, handle)
-            # mkstemp makes it 0600; the mode is set on the open file, never by path.
-            os.fchmod(handle.fileno(), 0o644)
-        os.replace(temporary, archive)
-    except OSError as exc:
-        Path(temporary).unlink(missing_ok=True)
-        raise cannot_write(archive, exc, _HINT) from None
-    except BaseException:
-        Path(temporary).unlink(missing_ok=True)
-        raise
+    with archive_file(archive, _HINT) as handle:
+        files, other = write_archive(folder, handle)
     return PublishResult(archive, files, other)
