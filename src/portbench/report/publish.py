@@ -22,7 +22,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from ..errors import ResultsError
-from ..writable import cannot_write, require_writable
+from ..writable import cannot_write, make_dir, require_writable
 
 __all__ = ["ARCHIVE_ROOT", "CONTENTS", "PublishResult", "publish"]
 
@@ -102,6 +102,7 @@ def publish(folder: Path, archive: Path) -> PublishResult:
     if archive.resolve().is_relative_to(folder.resolve()):
         raise ResultsError(f"{archive} is inside the report it packs; {_HINT} outside {folder}")
     require_writable(archive.parent, _HINT)
+    make_dir(archive.parent, _HINT, exist_ok=True)
     fd, temporary = tempfile.mkstemp(prefix=f".{archive.name}.", dir=archive.parent)
     try:
         with os.fdopen(fd, "wb") as handle:

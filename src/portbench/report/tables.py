@@ -11,10 +11,11 @@ from portbench_runner.contract import StrEnum
 
 from ..outcomes import FUNCTION_OUTCOMES, OUTCOME_LABELS
 from ..paths import project_root
-from ..results import Category, Outcome
+from ..results import Category, Outcome, StudyRecord
 from .load import Cell
 
 __all__ = [
+    "NO_OUTCOMES",
     "Table",
     "cpu_too",
     "curation",
@@ -23,6 +24,7 @@ __all__ = [
     "portability",
     "provenance",
     "strata",
+    "without_outcomes",
 ]
 
 
@@ -33,6 +35,17 @@ class Table:
     headers: list[str]
     rows: list[list[Any]] = field(default_factory=list)
     note: str = ""
+
+
+#: The status of a cell whose records hold no outcome (a study device without a test report).
+NO_OUTCOMES = "no outcomes"
+
+
+def without_outcomes(cell: Cell) -> bool:
+    """Every record of ``cell`` says its outcome is unknown (the study kept no report)."""
+    return bool(cell.records) and all(
+        isinstance(r, StudyRecord) and r.study_outcome == "unrecorded" for r in cell.records
+    )
 
 
 def _value(member: StrEnum | None) -> str | None:
@@ -59,15 +72,18 @@ def portability(cells: list[Cell]) -> Table:
     for cell in cells:
         counts = Counter(cell.function_outcomes().values())
         total = sum(counts.values())
+        # A study device whose test report the study did not keep has timings and no
+        # outcome at all: that is "no outcomes", never a complete cell at 0% pass.
+        blind = without_outcomes(cell)
         pct = [
-            f"{100 * counts[k] / total:.0f}%" if total else "-"
+            f"{100 * counts[k] / total:.0f}%" if total and not blind else "-"
             for k in ("pass", "partial", "complete")
         ]
         table.rows.append(
             [
                 cell.name,
                 cell.device_name,
-                cell.status,
+                NO_OUTCOMES if blind else cell.status,
                 total,
                 *(counts[k] for k in FUNCTION_OUTCOMES),
                 *pct,

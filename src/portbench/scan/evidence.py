@@ -8,9 +8,9 @@ kernel registry or a database says so): the contract's :class:`EvidenceKind`, re
 each typed record. Kinds are never merged: a verdict is reached from
 one kind at a time, and the others are reported beside it.
 
-A source is anything with the three methods of :class:`EvidenceSource`: today the run
-directories (cells, census cells, imported study cells); the store of issue 29 plugs in
-the same way.
+A source is anything with the methods of :class:`EvidenceSource`: the run directories
+(cells, census cells, imported study cells) and the store of issue 29, which narrows each
+query to the functions a project reaches.
 """
 
 from __future__ import annotations
@@ -123,8 +123,17 @@ class EvidenceSource(Protocol):
         """One phrase: what this source read (for the report's header)."""
         ...
 
+    def functions(self, framework: str) -> set[str]:
+        """Every function of ``framework`` with function-level evidence (scanner spelling)."""
+        ...
+
+    def held(self, framework: str) -> set[tuple[str, str]]:
+        """(accelerator, release) of every cell of ``framework`` the source holds."""
+        ...
+
     def cases(self, framework: str, functions: Iterable[str] | None = None) -> list[CaseEvidence]:
-        """Function-level evidence of ``framework``."""
+        """Function-level evidence of ``framework`` (of ``functions``, in the scanner's
+        spelling, where given)."""
         ...
 
     def operators(
