@@ -20,6 +20,7 @@ from collections.abc import Iterable
 from dataclasses import dataclass
 from typing import Protocol
 
+from portbench_runner.adapters.base import DTYPE_NAMES
 from portbench_runner.contract import EvidenceKind
 
 __all__ = [
@@ -32,23 +33,9 @@ __all__ = [
 ]
 
 
-DTYPES = (
-    "bool",
-    "uint8",
-    "uint16",
-    "uint32",
-    "uint64",
-    "int8",
-    "int16",
-    "int32",
-    "int64",
-    "float16",
-    "bfloat16",
-    "float32",
-    "float64",
-    "complex64",
-    "complex128",
-)
+#: The dtypes a case name may name: the runner's portable names, and the wider unsigned
+#: integers that some cases (tf.cast's, say) make with the framework itself.
+DTYPES = (*DTYPE_NAMES, "uint16", "uint32", "uint64")
 _DTYPE = re.compile(
     r"(?<![a-z0-9])(" + "|".join(sorted(DTYPES, key=len, reverse=True)) + r")(?![a-z0-9])"
 )
