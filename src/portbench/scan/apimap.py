@@ -67,9 +67,11 @@ class ApiMap:
     path: str
     names: dict[str, list[str]]
     classes: dict[str, list[str]]
-    ops: dict[str, dict[str, Any]]
+    #: Per canonical path, the map's ``{"ops": [...], "via": ...}`` entry, read as JSON
+    #: and narrowed in :meth:`operators`.
+    ops: dict[str, dict[str, object]]
     returns: dict[str, str]
-    counts: dict[str, Any] = field(default_factory=dict)
+    counts: dict[str, object] = field(default_factory=dict)
     _cache: dict[str, Lookup | None] = field(default_factory=dict, repr=False)
     _members: dict[tuple[str, str], Lookup | None] = field(default_factory=dict, repr=False)
 
@@ -109,7 +111,9 @@ class ApiMap:
         entry = self.ops.get(canonical)
         if not entry:
             return (), None
-        return tuple(entry.get("ops") or ()), str(entry.get("via") or "")
+        ops = entry.get("ops")
+        names = tuple(str(op) for op in ops) if isinstance(ops, list) else ()
+        return names, str(entry.get("via") or "")
 
     def receiver_classes(self) -> set[str]:
         """Classes whose instances calls return (``torch.Tensor``, ``jax.Array``): the

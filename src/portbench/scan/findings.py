@@ -16,7 +16,6 @@ import json
 from collections import Counter
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
 
 from ..errors import UsageError
 from ..results.safeio import loads_strict, read_bounded
@@ -177,7 +176,7 @@ def write_baseline(path: Path, findings: list[Finding], statuses: set[str]) -> i
     """Write every finding whose status is in ``statuses`` (not suppressed); returns how
     many. Entries keep the file, API, target and status beside the fingerprint, so a
     reviewer can read what was accepted."""
-    entries: list[dict[str, Any]] = [
+    entries: list[dict[str, str]] = [
         {
             "fingerprint": f.fingerprint,
             "file": f.use.file,

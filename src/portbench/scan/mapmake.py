@@ -16,7 +16,7 @@ import subprocess
 import tempfile
 from importlib import resources
 from pathlib import Path
-from typing import Any
+from typing import TypedDict
 
 from rich.console import Console
 
@@ -25,12 +25,19 @@ from ..paths import runners_dir
 from ..results.safeio import read_bounded
 from .apimap import MAP_SCHEMA
 
-__all__ = ["MAP_TIMEOUT_S", "build_map_file"]
+__all__ = ["MAP_TIMEOUT_S", "MapHead", "build_map_file"]
 
 #: The slowest map here (JAX's, tracing every function) takes about 4 minutes.
 MAP_TIMEOUT_S = 3600
 MAX_OUTPUT_BYTES = 256 << 20
 _RELEASE = re.compile(r"^[A-Za-z0-9.+_-]{1,64}$")
+
+
+class MapHead(TypedDict):
+    """What the command line reports of a built map: its release and its counts."""
+
+    release: str
+    counts: dict[str, int]
 
 
 def _default_folder() -> Path:
@@ -39,7 +46,7 @@ def _default_folder() -> Path:
 
 def build_map_file(
     framework: str, python: str, out: Path | None, force: bool, console: Console
-) -> tuple[Path, dict[str, Any]]:
+) -> tuple[Path, MapHead]:
     """Run the mapper with ``python``; returns the map's path and its document."""
     folder = out or _default_folder()
     script = Path(__file__).with_name("mapper.py")
@@ -68,7 +75,9 @@ def build_map_file(
         if done.returncode != 0 or not target.exists():
             last = (done.stderr.strip().splitlines() or ["no output"])[-1]
             raise UsageError(f"the {framework} map could not be built with {python}: {last[:300]}")
-        document = json.loads(read_bounded(target, MAX_OUTPUT_BYTES))
+        document: object = json.loads(read_bounded(target, MAX_OUTPUT_BYTES))
+    if not isinstance(document, dict):
+        raise UsageError(f"the mapper's output for {framework} is not a map this portbench reads")
     release = str(document.get("release", ""))
     if (
         document.get("kind") != "scan-map"
@@ -86,4 +95,12 @@ def build_map_file(
     # its content changed.
     with open(path, "wb") as raw, gzip.GzipFile(fileobj=raw, mode="wb", mtime=0) as handle:
         handle.write(data)
-    return path, document
+    counts = document.get("counts")
+    return path, {
+        "release": release,
+        "counts": {
+            str(k): v
+            for k, v in (counts.items() if isinstance(counts, dict) else ())
+            if isinstance(v, int)
+        },
+    }

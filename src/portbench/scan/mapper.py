@@ -50,7 +50,7 @@ import time
 import types
 import warnings
 from functools import partial
-from typing import Any, Callable, Dict, Iterator, List, Optional, Sequence, Set, Tuple
+from typing import Any, Callable, Dict, Iterator, List, Optional, Sequence, Set, Tuple, TypedDict
 
 SCHEMA = 1
 #: Seconds one guessed call may take before it is abandoned (SIGALRM).
@@ -171,21 +171,24 @@ class ApiTable:
         self.framework = framework
         self.kinds: Dict[str, str] = {}
         self.canonical: Dict[str, str] = {}
-        self.objects: Dict[str, Any] = {}
+        # Live framework objects: opaque, narrowed (callable, class) where they are used.
+        self.objects: Dict[str, object] = {}
         self.by_id: Dict[int, str] = {}
         self.bases: Dict[str, List[str]] = {}
         self.skipped: Dict[str, int] = {}
 
-    def add_enumeration(self, rows: List[Dict[str, Any]]) -> None:
+    def add_enumeration(self, rows: List[Dict[str, object]]) -> None:
         for row in rows:
             name = str(row["name"])
+            aliases = row.get("aliases")
+            alias_list = [str(a) for a in aliases] if isinstance(aliases, list) else []
             ok, obj = _attempt(partial(_resolve, name))
             if not ok:
                 self.skipped["unresolvable"] = self.skipped.get("unresolvable", 0) + 1
                 continue
             canonical = self.by_id.setdefault(id(obj), name)
             self.objects.setdefault(canonical, obj)
-            for path in [name, *row.get("aliases", [])]:
+            for path in [name, *alias_list]:
                 self.kinds[path] = str(row["kind"])
                 self.canonical[path] = canonical
 
@@ -285,14 +288,21 @@ def _callable_names(table: ApiTable, namespaces: Sequence[str], kind: str) -> Li
     )
 
 
+class OpsEntry(TypedDict):
+    """One ``ops`` entry of the map: the census operators an API reaches, and how."""
+
+    ops: List[str]
+    via: str
+
+
 # -- torch ---------------------------------------------------------------------------------
 
 
-def _torch_ops(table: ApiTable) -> Tuple[Dict[str, Dict[str, Any]], Dict[str, str], Dict[str, int]]:
+def _torch_ops(table: ApiTable) -> Tuple[Dict[str, OpsEntry], Dict[str, str], Dict[str, int]]:
     import torch
     from torch.overrides import TorchFunctionMode
 
-    ops: Dict[str, Dict[str, Any]] = {}
+    ops: Dict[str, OpsEntry] = {}
     returns: Dict[str, str] = {}
     counts = {"opinfo_entries": 0, "traced": 0, "not_traced": 0}
     try:
@@ -368,6 +378,8 @@ def _torch_ops(table: ApiTable) -> Tuple[Dict[str, Dict[str, Any]], Dict[str, st
 
     for path in _callable_names(table, TRACED["torch"], "function"):
         func = table.objects[path]
+        if not callable(func):
+            continue
         for args in tensors():
             ok, value, seen = record(partial(func, *args))
             if ok:
@@ -410,8 +422,7 @@ def _torch_ops(table: ApiTable) -> Tuple[Dict[str, Dict[str, Any]], Dict[str, st
             continue
         if module_base not in table.bases.get(path, []):
             continue
-        cls = table.objects[path]
-        made = _construct(cls)
+        made = _construct(table.objects[path])
         if made is None:
             counts["not_traced"] += 1
             continue
@@ -461,11 +472,11 @@ def _primitives(jaxpr: Any, into: Set[str]) -> None:
                     _primitives(inner, into)
 
 
-def _jax_ops(table: ApiTable) -> Tuple[Dict[str, Dict[str, Any]], Dict[str, str], Dict[str, int]]:
+def _jax_ops(table: ApiTable) -> Tuple[Dict[str, OpsEntry], Dict[str, str], Dict[str, int]]:
     import jax
     import jax.numpy as jnp
 
-    ops: Dict[str, Dict[str, Any]] = {}
+    ops: Dict[str, OpsEntry] = {}
     returns: Dict[str, str] = {}
     counts = {"traced": 0, "not_traced": 0}
     x = jnp.linspace(0.5, 1.5, 16, dtype=jnp.float32).reshape(4, 4)
@@ -543,10 +554,10 @@ def _jax_ops(table: ApiTable) -> Tuple[Dict[str, Dict[str, Any]], Dict[str, str]
 # -- tensorflow ----------------------------------------------------------------------------
 
 
-def _tf_ops(table: ApiTable) -> Tuple[Dict[str, Dict[str, Any]], Dict[str, str], Dict[str, int]]:
+def _tf_ops(table: ApiTable) -> Tuple[Dict[str, OpsEntry], Dict[str, str], Dict[str, int]]:
     import tensorflow as tf
 
-    ops: Dict[str, Dict[str, Any]] = {}
+    ops: Dict[str, OpsEntry] = {}
     returns: Dict[str, str] = {}
     counts = {"traced": 0, "not_traced": 0}
     f32 = tf.TensorSpec([4, 4], tf.float32)
@@ -619,7 +630,7 @@ def _tf_ops(table: ApiTable) -> Tuple[Dict[str, Dict[str, Any]], Dict[str, str],
 TRACERS = {"torch": _torch_ops, "jax": _jax_ops, "tensorflow": _tf_ops}
 
 
-def build_map(framework: str) -> Dict[str, Any]:
+def build_map(framework: str) -> Dict[str, object]:
     """Import ``framework``, walk and trace it; return the map document."""
     from portbench_runner.enumerate_api import enumerate_framework
 

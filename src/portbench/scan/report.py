@@ -8,7 +8,7 @@ from __future__ import annotations
 import datetime
 from collections import Counter, defaultdict
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, TypedDict
 
 from .. import __version__
 from .engine import ScanResult
@@ -22,6 +22,26 @@ REPORT_SCHEMA = 1
 LOCATIONS_KEPT = 20
 #: Examples of unparsed files and skipped paths in the summary.
 EXAMPLES_KEPT = 5
+
+
+class _UseJson(TypedDict):
+    """One entry of the JSON output's ``uses``: a use and its status per target."""
+
+    file: str
+    line: int
+    col: int
+    end_line: int
+    end_col: int
+    cell: int | None
+    framework: str
+    api: str
+    canonical: str | None
+    kind: str
+    route: str
+    called: bool
+    status: dict[str, str]
+    suppressed: list[str]
+    baselined: list[str]
 
 
 @dataclass
@@ -67,8 +87,8 @@ class ScanReport:
                 counts[finding.target][finding.verdict.status] += 1
         return counts
 
-    def to_json(self) -> dict[str, Any]:
-        uses: dict[tuple[str, int, int, str], dict[str, Any]] = {}
+    def to_json(self) -> dict[str, object]:
+        uses: dict[tuple[str, int, int, str], _UseJson] = {}
         for finding in self.findings:
             use, where = finding.use, finding.location
             key = (use.file, use.line, use.col, use.api)
@@ -122,7 +142,7 @@ class ScanReport:
         }
 
 
-def _verdict_json(verdict: Verdict) -> dict[str, Any]:
+def _verdict_json(verdict: Verdict) -> dict[str, object]:
     return {
         "status": verdict.status,
         "kind": verdict.kind.value if verdict.kind else None,

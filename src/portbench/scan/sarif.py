@@ -10,7 +10,6 @@ from __future__ import annotations
 
 from collections import defaultdict
 from pathlib import Path
-from typing import Any
 
 from .. import __version__
 from .findings import Finding, Location
@@ -47,7 +46,7 @@ RULES = {
 ROOT_ID = "PROJECTROOT"
 
 
-def _region(location: Location) -> dict[str, Any]:
+def _region(location: Location) -> dict[str, int]:
     if location.cell is not None:
         line = location.file_line or 1
         return {"startLine": line}
@@ -81,7 +80,9 @@ def _message(findings: list[Finding]) -> str:
     return text
 
 
-def sarif_document(report: ScanReport, root: Path, min_status: str = "unknown") -> dict[str, Any]:
+def sarif_document(
+    report: ScanReport, root: Path, min_status: str = "unknown"
+) -> dict[str, object]:
     """The report as one SARIF log; statuses better than ``min_status`` are left out."""
     rule_ids = list(RULES)
     groups: dict[tuple[int, str], list[Finding]] = defaultdict(list)
@@ -101,7 +102,7 @@ def sarif_document(report: ScanReport, root: Path, min_status: str = "unknown") 
         first = findings[0]
         status = key[1]
         rule_id, _name, level, _text = RULES[status]
-        result: dict[str, Any] = {
+        result: dict[str, object] = {
             "ruleId": rule_id,
             "ruleIndex": rule_ids.index(status),
             "level": level,
