@@ -9,7 +9,7 @@ which change what a cell measures without showing in any package version.
 from __future__ import annotations
 
 import os
-from typing import Any, Dict, Optional
+from typing import Dict, Optional
 
 __all__ = ["VISIBILITY_ENV", "amdgpu_driver", "device_facts"]
 
@@ -31,9 +31,9 @@ def amdgpu_driver(root: str = "/") -> Optional[str]:
         return None
 
 
-def device_facts(flavor: str) -> Dict[str, Any]:
+def device_facts(flavor: str) -> Dict[str, object]:
     """Facts to add to env.json's ``device`` (an adapter's own keys win over these)."""
-    facts: Dict[str, Any] = {}
+    facts: Dict[str, object] = {}
     if flavor == "rocm":
         facts["driver_version"] = amdgpu_driver()
     if flavor in VISIBILITY_ENV:

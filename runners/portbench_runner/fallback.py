@@ -19,9 +19,10 @@ null, never false, so "not seen" is not read as "on the device".
 from __future__ import annotations
 
 import re
-from typing import Any, Dict, Iterable, List, Mapping, Optional, Tuple
+from typing import Dict, Iterable, List, Mapping, Optional, Tuple
 
 from .bounds import clip
+from .contract.fields import JSONObject
 
 __all__ = [
     "FALLBACK_MODES",
@@ -44,15 +45,16 @@ WHAT_CHARS = 200
 NOTE_CHARS = 500
 
 
-def settings_from_plan(plan: Mapping[str, Any]) -> Dict[str, Any]:
+def settings_from_plan(plan: Mapping[str, object]) -> JSONObject:
     """The plan's fallback settings with their defaults (an older plan has none)."""
-    given = plan.get("fallback")
-    given = given if isinstance(given, dict) else {}
+    raw = plan.get("fallback")
+    given: Mapping[str, object] = raw if isinstance(raw, dict) else {}
     mode = given.get("mode", "mark")
+    lower_for = given.get("lower_for")
     return {
         "mode": mode if mode in FALLBACK_MODES else "mark",
         "soft_placement": bool(given.get("soft_placement", False)),
-        "lower_for": given.get("lower_for") if isinstance(given.get("lower_for"), str) else None,
+        "lower_for": lower_for if isinstance(lower_for, str) else None,
     }
 
 
@@ -62,12 +64,14 @@ def evidence(
     host_work: Iterable[Tuple[str, str]],
     target_is_host: bool = False,
     note: str = "",
-    extra: Optional[Dict[str, Any]] = None,
-) -> Dict[str, Any]:
+    extra: Optional[Mapping[str, object]] = None,
+    dropped_before: int = 0,
+) -> JSONObject:
     """Bounded evidence from a probe that looked; a fallback when host work was found
-    and the target is not the host itself (a CPU cell cannot fall back to the CPU)."""
+    and the target is not the host itself (a CPU cell cannot fall back to the CPU).
+    ``dropped_before`` counts items a probe had already left out."""
     items: List[Dict[str, str]] = []
-    dropped = 0
+    dropped = dropped_before
     seen_items = set()
     for kind, what in host_work:
         key = (kind, what)
@@ -78,7 +82,7 @@ def evidence(
             items.append({"kind": kind, "what": clip(what, WHAT_CHARS)})
         else:
             dropped += 1
-    found: Dict[str, Any] = {
+    found: JSONObject = {
         "probe": probe,
         "platform": platform,
         "seen": True,
@@ -93,7 +97,7 @@ def evidence(
     return found
 
 
-def unseen(probe: str, platform: str, why: str) -> Dict[str, Any]:
+def unseen(probe: str, platform: str, why: str) -> JSONObject:
     """Evidence of a probe that could not look: ``fallback`` is unknown, not false."""
     return {
         "probe": probe,
@@ -109,12 +113,15 @@ def unseen(probe: str, platform: str, why: str) -> Dict[str, Any]:
 _EXTRA_KINDS = (bool, int, float, str, type(None))
 
 
-def clean_evidence(value: Any) -> Optional[Dict[str, Any]]:
+def clean_evidence(value: object) -> Optional[JSONObject]:
     """``value`` cut back to the evidence shape the host's schema accepts, or None.
 
     The supervisor calls this on what the worker reports: the case's own code could have
     replaced ``ctx.evidence``, and a record the host refuses would lose the case."""
-    if not isinstance(value, dict) or not isinstance(value.get("probe"), str):
+    if not isinstance(value, dict):
+        return None
+    probe, note = value.get("probe"), value.get("note")
+    if not isinstance(probe, str):
         return None
     work = value.get("host_work")
     pairs = [
@@ -123,15 +130,15 @@ def clean_evidence(value: Any) -> Optional[Dict[str, Any]]:
         if isinstance(item, dict)
     ]
     seen = value.get("seen") is True
-    cleaned = evidence(clip(value["probe"], 100), clip(str(value.get("platform", "")), 40), pairs)
+    dropped = value.get("host_work_dropped")
+    planted = dropped if isinstance(dropped, int) and not isinstance(dropped, bool) else 0
+    platform = clip(str(value.get("platform", "")), 40)
+    cleaned = evidence(clip(probe, 100), platform, pairs, dropped_before=max(planted, 0))
     cleaned["seen"] = seen
     fell_back = value.get("fallback")
     cleaned["fallback"] = fell_back if seen and isinstance(fell_back, bool) else None
-    dropped = value.get("host_work_dropped")
-    if isinstance(dropped, int) and not isinstance(dropped, bool) and dropped > 0:
-        cleaned["host_work_dropped"] += dropped
-    if isinstance(value.get("note"), str):
-        cleaned["note"] = clip(value["note"], NOTE_CHARS)
+    if isinstance(note, str):
+        cleaned["note"] = clip(note, NOTE_CHARS)
     # Small scalar facts a probe adds (ops_seen, soft_placement), a few at most.
     extras = [k for k in value if k not in cleaned and isinstance(value[k], _EXTRA_KINDS)]
     for key in extras[:16]:

@@ -26,7 +26,7 @@ Standard library only: this runs inside every cell.
 from __future__ import annotations
 
 from dataclasses import replace
-from typing import Any, Callable, Dict, Optional, Tuple
+from typing import Callable, Mapping, Optional, Tuple
 
 from .contract import (
     MESSAGE_CHARS,
@@ -35,6 +35,7 @@ from .contract import (
     Category,
     ErrorInfo,
     Evidence,
+    JSONObject,
     Outcome,
     Prediction,
     PredictionControl,
@@ -59,24 +60,26 @@ NOTE_CHARS = 300
 
 
 # -- what a look found (built by the adapters, read by fold) --------------------------
+# A look is a small dict (``status`` and what goes with it), held in the worker only; fold
+# narrows each value as it reads it.
 
 
-def look_clean(note: str = "") -> Dict[str, Any]:
+def look_clean(note: str = "") -> JSONObject:
     """The target takes the call: it lowers (or runs) with no host work."""
     return {"status": "clean", "note": note}
 
 
-def look_refused(exc: BaseException, note: str = "") -> Dict[str, Any]:
+def look_refused(exc: BaseException, note: str = "") -> JSONObject:
     """The target refuses the call: ``exc`` is what the framework raised for it."""
     return {"status": "refused", "exception": exc, "note": note}
 
 
-def look_host_work(evidence: Dict[str, Any]) -> Dict[str, Any]:
+def look_host_work(evidence: JSONObject) -> JSONObject:
     """The call would run partly on the host (``evidence`` as ``fallback.evidence`` makes it)."""
     return {"status": "host_work", "evidence": evidence}
 
 
-def look_limit(why: str) -> Dict[str, Any]:
+def look_limit(why: str) -> JSONObject:
     """The look cannot be made on this machine: nothing is predicted."""
     return {"status": "limit", "why": why}
 
@@ -105,15 +108,19 @@ def _not_predictable(result: CaseResult, why: str) -> CaseResult:
     )
 
 
-def _host_work_text(evidence: Dict[str, Any]) -> str:
-    items = evidence.get("host_work") or []
+def _host_work_text(evidence: Mapping[str, object]) -> str:
+    items = evidence.get("host_work")
     listed = "; ".join(
-        f"{item.get('kind')} {item.get('what')}" for item in items[:4] if isinstance(item, dict)
+        f"{item.get('kind')} {item.get('what')}"
+        for item in (items[:4] if isinstance(items, list) else [])
+        if isinstance(item, dict)
     )
     return f"work would run on the host ({evidence.get('platform')}): {listed}"
 
 
-def _predicted_fallback(result: CaseResult, evidence: Dict[str, Any], rule: str) -> CaseResult:
+def _predicted_fallback(
+    result: CaseResult, evidence: Mapping[str, object], rule: str
+) -> CaseResult:
     try:
         read: Optional[Evidence] = Evidence.from_json(strict(evidence), "evidence")
     except Exception:  # an adapter's evidence that does not read: the failure stands
@@ -136,7 +143,7 @@ Classify = Callable[[BaseException, str], Tuple[str, Optional[str]]]
 
 def fold(
     result: CaseResult,
-    look: Optional[Dict[str, Any]],
+    look: Optional[Mapping[str, object]],
     settings: Optional[PredictionSettings],
     classify: Classify,
     error: Callable[[BaseException], ErrorInfo],
@@ -171,7 +178,7 @@ _Folded = Tuple[CaseResult, Optional[PredictionVerdict], Optional[Outcome], str]
 
 def _fold_look(
     result: CaseResult,
-    look: Optional[Dict[str, Any]],
+    look: Optional[Mapping[str, object]],
     classify: Classify,
     error: Callable[[BaseException], ErrorInfo],
 ) -> _Folded:
@@ -184,9 +191,13 @@ def _fold_look(
     if look is None:
         why = "the case made no measured call to look at"
         return _not_predictable(result, why), PredictionVerdict.NOT_PREDICTABLE, control, why
-    status = look.get("status")
-    if status == "refused":
-        exc = look["exception"]
+    status, exc, evidence = look.get("status"), look.get("exception"), look.get("evidence")
+    if (status == "refused" and not isinstance(exc, BaseException)) or (
+        status == "host_work" and not isinstance(evidence, dict)
+    ):
+        why = f"the look's {status} answer does not read"
+        return _not_predictable(result, why), PredictionVerdict.NOT_PREDICTABLE, control, why
+    if isinstance(exc, BaseException) and status == "refused":
         category, rule = classify(exc, "call")
         failed = replace(
             result,
@@ -198,8 +209,8 @@ def _fold_look(
         )
         why = f"{type(exc).__name__}: {_line(str(exc))}"
         return failed, PredictionVerdict.FAIL, control, why
-    if status == "host_work":
-        failed = _predicted_fallback(result, look["evidence"], "predict:host-work")
+    if isinstance(evidence, dict) and status == "host_work":
+        failed = _predicted_fallback(result, evidence, "predict:host-work")
         return failed, PredictionVerdict.FAIL, control, "host work"
     if status == "limit":
         why = str(look.get("why") or "the look cannot be made here")

@@ -74,7 +74,7 @@ def sync_module(torch: Any, flavor: str) -> Any:
     return {"rocm": torch.cuda, "xpu": torch.xpu, "mps": torch.mps}[flavor]
 
 
-def _rocm(torch: Any, version: str, accelerator: Dict[str, Any]) -> Tuple[Any, str]:
+def _rocm(torch: Any, version: str, accelerator: Dict[str, str]) -> Tuple[Any, str]:
     hip = getattr(torch.version, "hip", None)
     if not hip:
         raise DeviceMissing(
@@ -137,7 +137,7 @@ def _apple_chip() -> str:
 
 
 def select_device(
-    torch: Any, flavor: str, version: str, accelerator: Dict[str, Any]
+    torch: Any, flavor: str, version: str, accelerator: Dict[str, str]
 ) -> Tuple[Any, str]:
     """(device, device name) for a ROCm, XPU or MPS cell; :class:`DeviceMissing` in one
     sentence where this torch or this machine has none."""
@@ -150,9 +150,9 @@ def select_device(
     raise DeviceMissing(f"unknown flavor {flavor!r} for torch")
 
 
-def device_facts(torch: Any, flavor: str) -> Dict[str, Any]:
+def device_facts(torch: Any, flavor: str) -> Dict[str, object]:
     """What env.json records of a ROCm, XPU or MPS device beside the common facts."""
-    facts: Dict[str, Any] = {}
+    facts: Dict[str, object] = {}
     if flavor == "rocm":
         props = torch.cuda.get_device_properties(0)
         facts["hip_runtime"] = torch.version.hip
@@ -196,9 +196,9 @@ def fallback_evidence(
     sync: Callable[[Any], None],
     fn: Callable[..., Any],
     args: Tuple[Any, ...],
-    kwargs: Dict[str, Any],
+    kwargs: Dict[str, object],
     repeatable: bool,
-) -> Dict[str, Any]:
+) -> Dict[str, object]:
     """The ops one more call ran on the CPU through MPS's or XPU's fallback, from torch's
     warnings. torch warns once per op and process, so warn-always is on for the probe's
     call, and set back after it."""
@@ -237,9 +237,9 @@ def rocm_evidence(
     sync: Callable[[Any], None],
     fn: Callable[..., Any],
     args: Tuple[Any, ...],
-    kwargs: Dict[str, Any],
+    kwargs: Dict[str, object],
     repeatable: bool,
-) -> Dict[str, Any]:
+) -> Dict[str, object]:
     """The CUDA profiler probe as ROCm builds run it (through HIP and roctracer): host round
     trips in the copies of one more call. Its event names were read as CUDA's are; whether
     HIP's match them was not checked on AMD hardware, and the note says so."""

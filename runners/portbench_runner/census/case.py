@@ -42,7 +42,6 @@ def run_census_case(
 
     census = function.census
     assert census is not None
-    settings = plan.census.to_json() if plan.census is not None else {}
     dtype = case.dtype or case.name
     # torch.device has a type ('cpu', 'cuda'); the python adapter's device is a string.
     device_type = getattr(adapter.device, "type", adapter.flavor)
@@ -59,7 +58,7 @@ def run_census_case(
         return CaseResult(Outcome.ERROR, error=error(exc))
     try:
         with adapter.case_scope():
-            run, expectations = module.run_entry(ctx, adapter, census.to_json(), dtype, settings)
+            run, expectations = module.run_entry(ctx, adapter, census, dtype, plan.census)
     except SkipCase as exc:
         return CaseResult(Outcome.SKIP, reason=str(exc), census=CensusResult(dtype, declared))
     observed = {"dtype": dtype, "declared": declared, **run.fields()}

@@ -2,12 +2,36 @@
 
 from __future__ import annotations
 
-from typing import Dict, List, Optional, Tuple
+from typing import Dict, List, Optional, Tuple, TypedDict
 
-__all__ = ["FIRST_FAILURES_KEPT", "EntryRun"]
+__all__ = ["FIRST_FAILURES_KEPT", "DatabaseInfo", "EntryRun", "ListedOperator"]
 
 #: Failing sample indices kept per case (the first failure's error is kept in full).
 FIRST_FAILURES_KEPT = 20
+
+
+class DatabaseInfo(TypedDict):
+    """A database's ``describe()``: the listing's ``database``."""
+
+    name: str
+    version: str
+    entries: int
+
+
+class _ListedRequired(TypedDict):
+    entry: int
+    op: str
+    variant: str
+    declared: Dict[str, List[str]]
+    """Dtypes the database declares per device type."""
+    reference: bool
+
+
+class ListedOperator(_ListedRequired, total=False):
+    """One row of a database's ``list_operators()`` (the listing's ``operators``)."""
+
+    dtypes: List[str]
+    """The dtypes the entry runs in, where the database fixes them (JAX's harnesses)."""
 
 
 class EntryRun:

@@ -13,9 +13,10 @@ compared with the same harness run on the CPU in this process.
 from __future__ import annotations
 
 import re
-from typing import Any, Dict, List, Tuple
+from typing import Any, Dict, List, Optional, Tuple
 
-from .entry import EntryRun
+from ..contract import CensusEntry, CensusSettings
+from .entry import DatabaseInfo, EntryRun, ListedOperator
 
 __all__ = ["DATABASE", "describe", "dtypes", "list_operators", "run_entry"]
 
@@ -127,7 +128,7 @@ def _declared(harness: Any) -> Dict[str, List[str]]:
     return declared
 
 
-def describe() -> Dict[str, Any]:
+def describe() -> DatabaseInfo:
     import jax
 
     name, harnesses = _harnesses()
@@ -160,8 +161,8 @@ def _variants(harnesses: List[Any]) -> List[str]:
     return names
 
 
-def list_operators() -> List[Dict[str, Any]]:
-    rows = []
+def list_operators() -> List[ListedOperator]:
+    rows: List[ListedOperator] = []
     harnesses = _harnesses()[1]
     for index, (harness, variant) in enumerate(zip(harnesses, _variants(harnesses))):
         rows.append(
@@ -177,22 +178,22 @@ def list_operators() -> List[Dict[str, Any]]:
     return rows
 
 
-def _entry(census: Dict[str, Any]) -> Any:
+def _entry(census: CensusEntry) -> Any:
     harnesses = _harnesses()[1]
     by_name = {(h.group_name, name): h for h, name in zip(harnesses, _variants(harnesses))}
-    harness = by_name.get((census["op"], census["variant"]))
+    harness = by_name.get((census.op, census.variant))
     if harness is None:
         from ..signals import CaseBug
 
         raise CaseBug(
-            f"no harness {census['op']}/{census['variant']} in this jax: the plan was listed "
+            f"no harness {census.op}/{census.variant} in this jax: the plan was listed "
             "by another version or configuration; list the census again"
         )
     return harness
 
 
 def run_entry(
-    ctx: Any, adapter: Any, census: Dict[str, Any], dtype: str, settings: Dict[str, Any]
+    ctx: Any, adapter: Any, census: CensusEntry, dtype: str, settings: Optional[CensusSettings]
 ) -> Tuple[EntryRun, List[str]]:
     """Run one harness jitted on the cell's device (one sample: the harness's arguments)."""
     import jax
@@ -217,7 +218,7 @@ def run_entry(
         run.fail("setup", exc, 0)
         return run, expectations
     try:
-        output = ctx.measure(fn, *placed, warm=bool(settings.get("timing")))
+        output = ctx.measure(fn, *placed, warm=settings is not None and settings.timing)
     except StageFailure as exc:
         run.fail(exc.stage, exc.original, 0)
         return run, expectations

@@ -14,7 +14,8 @@ import os
 import time
 from typing import Any, Callable, Dict, List, Optional, Tuple
 
-from .entry import EntryRun
+from ..contract import CensusEntry, CensusSettings
+from .entry import DatabaseInfo, EntryRun, ListedOperator
 
 __all__ = ["DATABASE", "DTYPES", "describe", "list_operators", "run_entry"]
 
@@ -55,14 +56,14 @@ OPERATORS: Dict[str, Tuple[Callable[..., Any], Tuple[str, ...], Optional[Callabl
 }
 
 
-def describe() -> Dict[str, Any]:
+def describe() -> DatabaseInfo:
     import platform
 
     return {"name": DATABASE, "version": platform.python_version(), "entries": len(OPERATORS)}
 
 
-def list_operators() -> List[Dict[str, Any]]:
-    rows = []
+def list_operators() -> List[ListedOperator]:
+    rows: List[ListedOperator] = []
     for index, (name, (_fn, declared, ref)) in enumerate(OPERATORS.items()):
         op, _, variant = name.partition(".")
         if op == "engine":
@@ -80,12 +81,12 @@ def list_operators() -> List[Dict[str, Any]]:
 
 
 def run_entry(
-    ctx: Any, adapter: Any, census: Dict[str, Any], dtype: str, settings: Dict[str, Any]
+    ctx: Any, adapter: Any, census: CensusEntry, dtype: str, settings: Optional[CensusSettings]
 ) -> Tuple[EntryRun, List[str]]:
     """Samples: pairs of small values of the dtype, from the case's seed."""
     from ..signals import StageFailure
 
-    name = census["op"] + ("." + census["variant"] if census["variant"] else "")
+    name = census.op + ("." + census.variant if census.variant else "")
     fn, _declared, ref = OPERATORS[name]
     kind = _TYPES[dtype]
     base = ctx.seed % 7 + 1
@@ -95,7 +96,7 @@ def run_entry(
     for index, (a, b) in enumerate(samples):
         try:
             if index == 0:
-                out = ctx.measure(fn, a, b, warm=bool(settings.get("timing")))
+                out = ctx.measure(fn, a, b, warm=settings is not None and settings.timing)
             else:
                 ctx.stage = "call"
                 out = fn(a, b)

@@ -23,7 +23,8 @@ from __future__ import annotations
 from typing import Any, Dict, List, Optional, Set, Tuple
 
 from ..adapters.base import DTYPE_NAMES
-from .entry import EntryRun
+from ..contract import CensusEntry, CensusSettings
+from .entry import DatabaseInfo, EntryRun, ListedOperator
 
 __all__ = ["DATABASE", "DTYPES", "describe", "list_operators", "run_entry"]
 
@@ -98,18 +99,18 @@ def _registry() -> List[Tuple[str, Any, Dict[str, List[str]]]]:
     return _ops
 
 
-def describe() -> Dict[str, Any]:
+def describe() -> DatabaseInfo:
     import tensorflow as tf
 
     return {"name": DATABASE, "version": tf.__version__, "entries": len(_registry())}
 
 
-def list_operators() -> List[Dict[str, Any]]:
+def list_operators() -> List[ListedOperator]:
     import tensorflow as tf
 
-    rows = []
+    rows: List[ListedOperator] = []
     for index, (name, op_def, declared) in enumerate(_registry()):
-        row: Dict[str, Any] = {
+        row: ListedOperator = {
             "entry": index,
             "op": name,
             "variant": "",
@@ -123,11 +124,11 @@ def list_operators() -> List[Dict[str, Any]]:
     return rows
 
 
-def _inputs(op_def: Any, dtype: str, seed: int) -> Dict[str, Any]:
+def _inputs(op_def: Any, dtype: str, seed: int) -> Dict[str, object]:
     import numpy as np
 
     rng = np.random.default_rng(seed)
-    values = {}
+    values: Dict[str, object] = {}
     for arg in op_def.input_arg:
         raw = rng.uniform(0.5, 3.0, SHAPE)
         if dtype == "bool":
@@ -142,7 +143,7 @@ def _inputs(op_def: Any, dtype: str, seed: int) -> Dict[str, Any]:
 
 
 def run_entry(
-    ctx: Any, adapter: Any, census: Dict[str, Any], dtype: str, settings: Dict[str, Any]
+    ctx: Any, adapter: Any, census: CensusEntry, dtype: str, settings: Optional[CensusSettings]
 ) -> Tuple[EntryRun, List[str]]:
     import numpy as np
     import tensorflow as tf
@@ -150,11 +151,11 @@ def run_entry(
     from ..signals import SkipCase, StageFailure
 
     ops = _registry()
-    index = int(census["entry"])
-    if not 0 <= index < len(ops) or ops[index][0] != census["op"]:
+    index = census.entry
+    if not 0 <= index < len(ops) or ops[index][0] != census.op:
         from ..signals import CaseBug
 
-        raise CaseBug(f"registry entry {index} is not {census['op']} in this tensorflow")
+        raise CaseBug(f"registry entry {index} is not {census.op} in this tensorflow")
     name, op_def, _declared = ops[index]
     fn = getattr(tf.raw_ops, name)
     run = EntryRun("none" if adapter.flavor == "cpu" else "cpu")
@@ -168,7 +169,9 @@ def run_entry(
         return run, []
     try:
         with tf.device(adapter.device):
-            output = ctx.measure(lambda: fn(**inputs), warm=bool(settings.get("timing")))
+            output = ctx.measure(
+                lambda: fn(**inputs), warm=settings is not None and settings.timing
+            )
     except StageFailure as exc:
         # No kernel for the dtype, or a dtype the op's signature does not allow: the op
         # does not run in this dtype here. Anything else is about the generated inputs.

@@ -17,7 +17,8 @@ import itertools
 from typing import Any, Callable, Dict, List, Optional, Tuple
 
 from ..adapters.base import DTYPE_NAMES
-from .entry import EntryRun
+from ..contract import CensusEntry, CensusSettings
+from .entry import DatabaseInfo, EntryRun, ListedOperator
 
 __all__ = ["DATABASE", "DTYPES", "describe", "list_operators", "run_entry"]
 
@@ -54,7 +55,7 @@ def load() -> None:
     _op_db()
 
 
-def describe() -> Dict[str, Any]:
+def describe() -> DatabaseInfo:
     """Which database this is, in which version."""
     import torch
 
@@ -83,9 +84,9 @@ def _declared(op: Any) -> Dict[str, List[str]]:
     return declared
 
 
-def list_operators() -> List[Dict[str, Any]]:
+def list_operators() -> List[ListedOperator]:
     """One row per entry of op_db, in database order."""
-    rows = []
+    rows: List[ListedOperator] = []
     for index, op in enumerate(_op_db()):
         rows.append(
             {
@@ -211,11 +212,11 @@ def _reference(op: Any, sample: Any) -> Callable[[], Any]:
 def run_entry(
     ctx: Any,
     adapter: Any,
-    census: Dict[str, Any],
+    census: CensusEntry,
     dtype_name: str,
-    settings: Dict[str, Any],
+    settings: Optional[CensusSettings],
 ) -> Tuple[EntryRun, List[str]]:
-    """Run every sample (up to ``settings['max_samples']``) of one entry in one dtype.
+    """Run every sample (up to the settings' ``max_samples``) of one entry in one dtype.
 
     Returns what happened and the database's expectations for the check. Raises
     ``SkipCase`` when the database makes no sample for this dtype (a gap of the database,
@@ -225,12 +226,12 @@ def run_entry(
 
     from ..signals import SkipCase, StageFailure
 
-    op = _entry(int(census["entry"]), str(census["op"]), str(census["variant"]))
+    op = _entry(census.entry, census.op, census.variant)
     dtype = getattr(torch, dtype_name)
     on_cpu = adapter.flavor == "cpu"
     check = ("reference" if _has_reference(op) else "none") if on_cpu else "cpu"
     expectations = _expectations(op, adapter.device.type, dtype, check)
-    limit = int(settings.get("max_samples") or 0) or None
+    limit = (settings.max_samples if settings is not None else 0) or None
     torch.manual_seed(ctx.seed)
     try:
         samples = list(itertools.islice(op.sample_inputs("cpu", dtype, requires_grad=False), limit))
@@ -257,7 +258,9 @@ def run_entry(
         try:
             if index == 0:
                 # The first sample is the timed one (cold, then warm unless timing is off).
-                output = ctx.measure(_call, op, sample, warm=bool(settings.get("timing")))
+                output = ctx.measure(
+                    _call, op, sample, warm=settings is not None and settings.timing
+                )
             else:
                 ctx.stage = "call"
                 output = _call(op, sample)
