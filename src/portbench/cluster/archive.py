@@ -27,7 +27,7 @@ import tarfile
 from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path, PurePosixPath
-from typing import Any
+from typing import Any, TypedDict
 
 from ..errors import ResultsError
 from ..results.safeio import dumps_strict, loads_strict, open_nofollow
@@ -38,6 +38,7 @@ __all__ = [
     "MAX_ARCHIVE_BYTES",
     "ArchiveRefused",
     "CheckedCell",
+    "LeftOut",
     "pack_cell",
     "unpack_checked",
 ]
@@ -75,6 +76,15 @@ class ArchiveRefused(ResultsError):
     """What a node sent back is not a cell archive the head accepts; nothing of it landed."""
 
 
+class LeftOut(TypedDict):
+    """A file a node left out of its cell's archive, as the head keeps it: the path as text
+    (never used as a path here), its size where the node gave one, and why."""
+
+    path: str
+    size: int | None
+    why: str
+
+
 @dataclass(frozen=True)
 class CheckedCell:
     """An archive unpacked into ``folder`` after every check passed."""
@@ -82,7 +92,7 @@ class CheckedCell:
     folder: Path
     files: dict[str, int]
     """relative path -> size, as listed and as found."""
-    left_out: tuple[dict[str, Any], ...] = ()
+    left_out: tuple[LeftOut, ...] = ()
     """What the node says it left out (checked: path text, size, why), never a path here."""
     left_out_more: int = 0
 
@@ -111,7 +121,7 @@ class _Packing:
     def __init__(self) -> None:
         self.payload: list[tuple[str, bytes]] = []
         self.total = 0
-        self.left_out: list[dict[str, Any]] = []
+        self.left_out: list[LeftOut] = []
         self.left_out_count = 0
 
     def leave_out(self, name: str, size: int, why: str) -> None:
@@ -256,11 +266,11 @@ def _safe_name(name: str) -> str:
     return path.as_posix()
 
 
-def _left_out(document: dict[str, object]) -> tuple[tuple[dict[str, Any], ...], int]:
+def _left_out(document: dict[str, object]) -> tuple[tuple[LeftOut, ...], int]:
     """The node's list of what it left out, kept only as checked text and numbers."""
     listed = document.get("left_out")
     count = document.get("left_out_count")
-    entries: list[dict[str, Any]] = []
+    entries: list[LeftOut] = []
     for entry in listed[:MAX_LEFT_OUT_LISTED] if isinstance(listed, list) else []:
         if not isinstance(entry, dict):
             continue

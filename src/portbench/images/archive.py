@@ -22,14 +22,14 @@ import time
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from pathlib import Path
-from typing import IO, Any
+from typing import IO, Any, TypedDict
 
 from .. import __version__
 from ..errors import EnvironmentBuildError, UsageError
 from .build import LABEL, BuiltImage, ImageSpec, check_labels, image_labels
 from .saved import SavedImage, SavedImageDamaged, read_saved_image
 
-__all__ = ["ImportedImage", "export_image", "import_archive", "use_image"]
+__all__ = ["ExportManifest", "ImportedImage", "export_image", "import_archive", "use_image"]
 
 EXPORT_SCHEMA = 2
 CHUNK = 1 << 20
@@ -40,11 +40,32 @@ MAX_LOCK_BYTES = 4 << 20
 _REQUIRED = ("tag", "id", "framework", "flavor", "profile", "lock_sha256", "image_sha256")
 
 
+class ExportManifest(TypedDict):
+    """An archive's export.json: the image, its lock and the cell it was built for."""
+
+    schema: int
+    kind: str
+    tag: str
+    id: str
+    profile: str
+    framework: str
+    flavor: str
+    lock: str
+    lock_sha256: str
+    content: str | None
+    base: str | None
+    base_id: str | None
+    image_sha256: str
+    image_bytes: int
+    exported_at: str
+    portbench_version: str
+
+
 @dataclass(frozen=True)
 class ImportedImage:
     tag: str
     id: str
-    manifest: dict[str, Any]
+    manifest: ExportManifest
     loaded: bool
     """False when the same image (same tag, same id) was here already."""
 
@@ -56,7 +77,7 @@ def _chunks(handle: IO[bytes], digest: Any = None) -> Iterator[bytes]:
         yield chunk
 
 
-def export_image(client: Any, image: BuiltImage, spec: ImageSpec, out: Path) -> dict[str, Any]:
+def export_image(client: Any, image: BuiltImage, spec: ImageSpec, out: Path) -> ExportManifest:
     """Write ``out``: the image with its lock and an account of both; returns that account."""
     out.parent.mkdir(parents=True, exist_ok=True)
     partial = out.with_name(out.name + ".image.partial")
@@ -69,7 +90,7 @@ def export_image(client: Any, image: BuiltImage, spec: ImageSpec, out: Path) -> 
                 size += len(chunk)
                 handle.write(chunk)
         labels = image.labels
-        manifest = {
+        manifest: ExportManifest = {
             "schema": EXPORT_SCHEMA,
             "kind": "image-export",
             "tag": image.tag,
@@ -100,7 +121,7 @@ def export_image(client: Any, image: BuiltImage, spec: ImageSpec, out: Path) -> 
     return manifest
 
 
-def _read_manifest(tar: tarfile.TarFile, archive: Path) -> dict[str, Any]:
+def _read_manifest(tar: tarfile.TarFile, archive: Path) -> ExportManifest:
     not_ours = f"{archive} is not an archive made by `portbench images export`"
     try:
         member = tar.getmember("export.json")
@@ -118,7 +139,33 @@ def _read_manifest(tar: tarfile.TarFile, archive: Path) -> dict[str, Any]:
     missing = [key for key in _REQUIRED if not isinstance(manifest.get(key), str)]
     if missing:
         raise UsageError(f"{not_ours} (its export.json lacks {', '.join(missing)})")
-    return manifest
+
+    def text(key: str) -> str | None:
+        value = manifest.get(key)
+        return value if isinstance(value, str) else None
+
+    def number(key: str) -> int:
+        value = manifest.get(key)
+        return value if isinstance(value, int) and not isinstance(value, bool) else 0
+
+    return {
+        "schema": number("schema"),
+        "kind": "image-export",
+        "tag": str(manifest["tag"]),
+        "id": str(manifest["id"]),
+        "profile": str(manifest["profile"]),
+        "framework": str(manifest["framework"]),
+        "flavor": str(manifest["flavor"]),
+        "lock": text("lock") or "",
+        "lock_sha256": str(manifest["lock_sha256"]),
+        "content": text("content"),
+        "base": text("base"),
+        "base_id": text("base_id"),
+        "image_sha256": str(manifest["image_sha256"]),
+        "image_bytes": number("image_bytes"),
+        "exported_at": text("exported_at") or "",
+        "portbench_version": text("portbench_version") or "",
+    }
 
 
 def _image_member(tar: tarfile.TarFile, archive: Path) -> tarfile.TarInfo:
@@ -146,7 +193,7 @@ def _existing(client: Any, ref: str) -> Any:
         return None
 
 
-def _check_lock(tar: tarfile.TarFile, archive: Path, manifest: dict[str, Any]) -> None:
+def _check_lock(tar: tarfile.TarFile, archive: Path, manifest: ExportManifest) -> None:
     """lock.txt is the lock the image was built from: its hash must be export.json's."""
     try:
         member = tar.getmember("lock.txt")
@@ -161,7 +208,7 @@ def _check_lock(tar: tarfile.TarFile, archive: Path, manifest: dict[str, Any]) -
         )
 
 
-def _check_saved(archive: Path, saved: SavedImage, manifest: dict[str, Any]) -> None:
+def _check_saved(archive: Path, saved: SavedImage, manifest: ExportManifest) -> None:
     """The saved image must be export.json's one image under its one tag, unchanged."""
     tag, image_id = manifest["tag"], manifest["id"]
     if saved.sha256 != manifest["image_sha256"]:

@@ -184,21 +184,21 @@ def _sample(args: argparse.Namespace) -> int:
         "count": args.count,
         "include_unused": args.include_unused,
         "ranked_names": len(ranked),
-        "corpus": frequency.corpus.get("source"),
-        "corpus_kind": frequency.corpus.get("kind"),
-        "corpus_description": frequency.corpus.get("description"),
-        "study_corpus": frequency.corpus.get("study_corpus"),
-        "corpus_revision": frequency.corpus.get("revision"),
+        "corpus": _value(frequency.corpus.get("source")),
+        "corpus_kind": _value(frequency.corpus.get("kind")),
+        "corpus_description": _value(frequency.corpus.get("description")),
+        "study_corpus": _value(frequency.corpus.get("study_corpus")),
+        "corpus_revision": _value(frequency.corpus.get("revision")),
         "file_filter": frequency.file_filter,
         "files_counted": frequency.counts.get("files_matched"),
         "limit": frequency.limit,
-        "corpus_sha256": frequency.corpus.get("sha256"),
-        "corpus_archive_sha256": frequency.corpus.get("archive_sha256"),
+        "corpus_sha256": _value(frequency.corpus.get("sha256")),
+        "corpus_archive_sha256": _value(frequency.corpus.get("archive_sha256")),
         "frequency_file": str(args.frequency),
         "frequency_sha256": frequency.sha256,
-        "enumeration_file": frequency.enumeration.get("path"),
-        "enumeration_sha256": frequency.enumeration.get("sha256"),
-        "framework_version": frequency.enumeration.get("version"),
+        "enumeration_file": _value(frequency.enumeration.get("path")),
+        "enumeration_sha256": _value(frequency.enumeration.get("sha256")),
+        "framework_version": _value(frequency.enumeration.get("version")),
         **_cell_provenance(frequency.enumeration.get("cell")),
         "portbench_version": identity["version"],
         "portbench_commit": identity["commit"],
@@ -227,19 +227,29 @@ def _sample(args: argparse.Namespace) -> int:
     return 0
 
 
-def _cell_provenance(cell: Any) -> dict[str, Value | None]:
+def _value(value: object) -> Value | None:
+    """A value read from a frequency or enumeration file, as the skeleton's [provenance]
+    table holds it: text, a whole number, a flag; anything else is left out (None)."""
+    if isinstance(value, (str, int, bool)):
+        return value
+    if isinstance(value, list) and all(isinstance(v, int) for v in value):
+        return [int(v) for v in value]
+    return None
+
+
+def _cell_provenance(cell: object) -> dict[str, Value | None]:
     """The enumeration's cell, flattened for the skeleton's [provenance] table."""
     if not isinstance(cell, dict):
         return {}
     raw_image = cell.get("image")
-    image: dict[str, Any] = raw_image if isinstance(raw_image, dict) else {}
+    image: dict[str, object] = raw_image if isinstance(raw_image, dict) else {}
     return {
-        "enumeration_profile": cell.get("profile"),
-        "enumeration_backend": cell.get("backend"),
-        "enumeration_image": image.get("tag"),
-        "enumeration_image_id": image.get("id"),
-        "enumeration_lock": cell.get("lock"),
-        "enumeration_lock_sha256": cell.get("lock_sha256"),
+        "enumeration_profile": _value(cell.get("profile")),
+        "enumeration_backend": _value(cell.get("backend")),
+        "enumeration_image": _value(image.get("tag")),
+        "enumeration_image_id": _value(image.get("id")),
+        "enumeration_lock": _value(cell.get("lock")),
+        "enumeration_lock_sha256": _value(cell.get("lock_sha256")),
     }
 
 

@@ -19,7 +19,7 @@ from ..cellrun import BuildOptions, choose_backend
 from ..errors import CellFailed, ResultsError, UsageError
 from ..paths import runners_dir
 from ..results.safeio import read_bounded
-from .provenance import cell_identity, portbench_identity
+from .provenance import CellIdentity, cell_identity, portbench_identity
 
 __all__ = [
     "ENUMERATION_SCHEMA",
@@ -57,12 +57,12 @@ class Enumeration:
     version: str
     python: str
     names: tuple[EnumeratedName, ...]
-    provenance: dict[str, Any] = field(default_factory=dict)
+    provenance: dict[str, object] = field(default_factory=dict)
     """The walker's and the host's record: ``cell`` (profile, backend, image, lock) and
     ``portbench`` (version, commit) where the file was made by this version or later."""
 
     @property
-    def cell(self) -> dict[str, Any]:
+    def cell(self) -> dict[str, object]:
         """The cell that walked the API; empty for files older than this record."""
         cell = self.provenance.get("cell")
         return dict(cell) if isinstance(cell, dict) else {}
@@ -182,7 +182,7 @@ def _run_container(
     return listing
 
 
-def _write_with_provenance(listing: bytes, out: Path, cell: dict[str, Any], where: str) -> None:
+def _write_with_provenance(listing: bytes, out: Path, cell: CellIdentity, where: str) -> None:
     """Write the walker's listing to ``out`` (never overwritten) with the host's provenance
     added: the walker knows its interpreter, only the host knows the cell's profile, image
     and lock, and the portbench commit that ran it."""

@@ -13,7 +13,7 @@ import time
 from collections import Counter
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import TypedDict
 
 from rich.console import Console
 from rich.progress import Progress, SpinnerColumn, TextColumn, TimeElapsedColumn
@@ -22,12 +22,13 @@ from ..documents import check_document
 from ..errors import ResultsError, UsageError
 from .corpus import CorpusSource, file_sha256
 from .enumerate import Enumeration
-from .provenance import portbench_identity
+from .provenance import PortbenchIdentity, portbench_identity
 from .usage import NameIndex, count_file
 
 __all__ = [
     "FREQUENCY_SCHEMA",
     "Frequency",
+    "FrequencyDocument",
     "NameFrequency",
     "corpus_description",
     "count_corpus",
@@ -41,6 +42,31 @@ __all__ = [
 FREQUENCY_SCHEMA = 1
 MAX_FILE_BYTES = 1_000_000
 _REFRESH_FILES = 250
+
+
+class _NameRow(TypedDict):
+    name: str
+    kind: str
+    uses: int
+    identifier_uses: int
+
+
+class FrequencyDocument(TypedDict):
+    """A frequency file as :func:`count_corpus` writes it."""
+
+    schema: int
+    kind: str
+    framework: str
+    created: str
+    enumeration: dict[str, object]
+    portbench: PortbenchIdentity
+    corpus: dict[str, object]
+    filter: str
+    file_filter: str
+    limit: int | None
+    counts: dict[str, int]
+    elapsed_s: float
+    names: list[_NameRow]
 
 
 @dataclass(frozen=True)
@@ -60,8 +86,8 @@ class Frequency:
     path: Path
     sha256: str
     framework: str
-    corpus: dict[str, Any]
-    enumeration: dict[str, Any]
+    corpus: dict[str, object]
+    enumeration: dict[str, object]
     names: tuple[NameFrequency, ...]
     counts: dict[str, int] = field(default_factory=dict)
     file_filter: str | None = None
@@ -88,7 +114,7 @@ def count_corpus(
     limit: int | None = None,
     max_file_bytes: int = MAX_FILE_BYTES,
     file_filter: str = "imports",
-) -> dict[str, Any]:
+) -> FrequencyDocument:
     """Stream ``corpus`` and return the frequency document for ``enumeration``'s names;
     ``file_filter`` picks the files counted (``usage.FILE_FILTERS``), ``limit`` stops
     after that many kept files (a slice of a large corpus)."""
@@ -138,7 +164,7 @@ def count_corpus(
     if counts["files_read"] == 0:
         raise UsageError(f"{corpus.source}: no Python files found; check the corpus path")
     description = corpus_description(corpus)
-    corpus_info: dict[str, Any] = {
+    corpus_info: dict[str, object] = {
         "source": corpus.source,
         "kind": corpus.kind,
         "study_corpus": corpus.is_study_corpus,
@@ -209,7 +235,7 @@ def corpus_description(corpus: CorpusSource) -> str:
     return f"{what} {corpus.source}: an offline stand-in, not the study's CodeParrot-clean"
 
 
-def write_frequency(path: Path, document: dict[str, Any]) -> None:
+def write_frequency(path: Path, document: FrequencyDocument) -> None:
     """Create ``path`` (never overwrite) holding ``document``."""
     try:
         with open(path, "x", encoding="utf-8") as handle:

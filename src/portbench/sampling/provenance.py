@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import functools
 import subprocess
-from typing import Any
+from typing import TypedDict
 
 from .. import __version__
 from ..backends.base import PreparedEnvironment
@@ -39,8 +39,30 @@ def _git(*args: str) -> str | None:
     return done.stdout.strip() if done.returncode == 0 else None
 
 
+class PortbenchIdentity(TypedDict):
+    """Which portbench made a file."""
+
+    version: str
+    commit: str | None
+    dirty: bool | None
+
+
+class CellIdentity(TypedDict):
+    """The cell an enumeration walk ran in (the listing's ``provenance.cell``)."""
+
+    framework: str
+    flavor: str
+    profile: str
+    backend: str
+    environment: str
+    image: dict[str, object] | None
+    interpreter: str | None
+    lock: str | None
+    lock_sha256: str | None
+
+
 @functools.lru_cache(maxsize=1)
-def portbench_identity() -> dict[str, Any]:
+def portbench_identity() -> PortbenchIdentity:
     """``{"version", "commit", "dirty"}``; commit and dirty are None outside a git checkout
     (an installed wheel), and dirty is True when tracked files differ from the commit."""
     commit = _git("rev-parse", "HEAD")
@@ -52,11 +74,11 @@ def portbench_identity() -> dict[str, Any]:
     }
 
 
-def cell_identity(framework: str, profile: str, prepared: PreparedEnvironment) -> dict[str, Any]:
+def cell_identity(framework: str, profile: str, prepared: PreparedEnvironment) -> CellIdentity:
     """The cell a walk ran in: profile, backend, image (docker), interpreter, and the lock
     the environment was built from (pinned profiles in docker or venv; ``--python`` names an
     interpreter by hand, so no lock can be vouched for, and the host profile has none)."""
-    identity: dict[str, Any] = {
+    identity: CellIdentity = {
         "framework": framework,
         "flavor": "cpu",
         "profile": profile,
