@@ -5,7 +5,7 @@ from __future__ import annotations
 import re
 import tomllib
 from dataclasses import dataclass, field
-from typing import Any
+from pathlib import Path
 
 from .detect import HostDevices, host_devices
 from .errors import AcceleratorMissing, UsageError
@@ -36,7 +36,7 @@ class Accelerator:
     device_match: str
     generic: str
     detect: str
-    container: dict[str, Any] = field(default_factory=dict)
+    container: dict[str, object] = field(default_factory=dict)
     """Container options for the docker backend (device requests, device files, groups)."""
     skypilot: str = ""
     """What SkyPilot provisions for this id (``T4:1``, ``tpu-v3-8``); "" where no model is named."""
@@ -54,7 +54,7 @@ class Accelerator:
     tpu_runtime: str = ""
     """TPU: the TPU VM software version a cloud VM of this id is created with."""
 
-    def to_plan(self) -> dict[str, Any]:
+    def to_plan(self) -> dict[str, str]:
         plan = {
             "id": self.id,
             "flavor": self.flavor,
@@ -71,36 +71,47 @@ class Accelerator:
         return f"{name} ({self.gfx})" if self.gfx else name
 
 
-def _row(path: Any, ident: str, row: dict[str, Any]) -> Accelerator:
+def _texts(path: Path, ident: str, key: str, value: object) -> tuple[str, ...]:
+    if not isinstance(value, list):
+        raise UsageError(f"{path}: accelerator '{ident}' has {key} that is not a list")
+    return tuple(str(item) for item in value)
+
+
+def _row(path: Path, ident: str, row: object) -> Accelerator:
+    if not isinstance(row, dict):
+        raise UsageError(f"{path}: accelerator '{ident}' is not a table; write [{ident}]")
     flavor = row.get("flavor")
-    if flavor not in FLAVORS:
+    if not isinstance(flavor, str) or flavor not in FLAVORS:
         raise UsageError(
             f"{path}: accelerator '{ident}' has flavor {flavor!r} (allowed: {', '.join(FLAVORS)})"
         )
     detect = row.get("detect", "always")
-    if detect not in DETECT:
+    if not isinstance(detect, str) or detect not in DETECT:
         raise UsageError(
             f"{path}: accelerator '{ident}' has detect {detect!r} (allowed: {', '.join(DETECT)})"
         )
     try:
-        pci_ids = tuple(int(str(i), 16) for i in row.get("pci_ids", ()))
+        pci_ids = tuple(int(i, 16) for i in _texts(path, ident, "pci_ids", row.get("pci_ids", [])))
     except ValueError:
         raise UsageError(
             f"{path}: accelerator '{ident}' has a pci_ids entry that is not hexadecimal ('0x0bd5')"
         ) from None
+    container = row.get("container", {})
+    if not isinstance(container, dict):
+        raise UsageError(f"{path}: accelerator '{ident}' has a container that is not a table")
     return Accelerator(
         id=ident,
         flavor=flavor,
-        device_match=row.get("device_match", ""),
-        generic=row.get("generic", ident),
+        device_match=str(row.get("device_match", "")),
+        generic=str(row.get("generic", ident)),
         detect=detect,
-        container=dict(row.get("container", {})),
+        container={str(k): v for k, v in container.items()},
         skypilot=str(row.get("skypilot", "")),
         model=str(row.get("model", "")),
         gfx=str(row.get("gfx", "")),
         pci_ids=pci_ids,
         generation=str(row.get("generation", "")),
-        profiles=tuple(row.get("profiles", ())),
+        profiles=_texts(path, ident, "profiles", row.get("profiles", [])),
         profiles_why=str(row.get("profiles_why", "")),
         tpu_runtime=str(row.get("tpu_runtime", "")),
     )

@@ -16,7 +16,6 @@ import re
 from collections.abc import Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
 
 from .probe import read_small, run_tool
 
@@ -73,7 +72,7 @@ def kfd_gpus(root: Path) -> list[AmdGpu] | None:
     return gpus
 
 
-def _objects(value: Any) -> Iterator[dict[str, Any]]:
+def _objects(value: object) -> Iterator[dict[str, object]]:
     """Every JSON object inside ``value``, depth first (the tools nest theirs differently)."""
     if isinstance(value, dict):
         yield value
@@ -84,10 +83,10 @@ def _objects(value: Any) -> Iterator[dict[str, Any]]:
             yield from _objects(item)
 
 
-def _field(obj: dict[str, Any], *names: str) -> str | None:
+def _field(obj: dict[str, object], *names: str) -> str | None:
     wanted = {n.lower() for n in names}
     for key, value in obj.items():
-        if key.lower() in wanted and isinstance(value, str) and value.strip():
+        if str(key).lower() in wanted and isinstance(value, str) and value.strip():
             return value.strip()
     return None
 

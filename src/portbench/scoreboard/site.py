@@ -61,7 +61,7 @@ def _environment() -> jinja2.Environment:
 
 
 class _Writer:
-    def __init__(self, out: Path, common: dict[str, Any]) -> None:
+    def __init__(self, out: Path, common: dict[str, object]) -> None:
         self.out = out
         self.env = _environment()
         self.common = common

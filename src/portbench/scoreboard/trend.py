@@ -13,8 +13,8 @@ from __future__ import annotations
 import json
 from collections import Counter, defaultdict
 from pathlib import Path
-from typing import Any
 
+from .history import ReleaseView
 from .pages import series_order, slug
 from .regressions import PairReport, SeriesReport
 
@@ -23,7 +23,7 @@ __all__ = ["TREND_SCHEMA", "trend_document", "trends"]
 TREND_SCHEMA = 1
 
 
-def _release(view: Any) -> dict[str, Any]:
+def _release(view: ReleaseView) -> dict[str, object]:
     counts = view.counts()
     cases = Counter(state.outcome for state in view.cases.values())
     return {
@@ -38,7 +38,7 @@ def _release(view: Any) -> dict[str, Any]:
     }
 
 
-def _pair(pair: PairReport) -> dict[str, Any]:
+def _pair(pair: PairReport) -> dict[str, object]:
     speed = Counter(change.verdict for change in pair.speed)
     return {
         "before": pair.before.release,
@@ -56,7 +56,7 @@ def _pair(pair: PairReport) -> dict[str, Any]:
     }
 
 
-def trend_document(framework: str, target: str, reports: list[SeriesReport]) -> dict[str, Any]:
+def trend_document(framework: str, target: str, reports: list[SeriesReport]) -> dict[str, object]:
     return {
         "schema": TREND_SCHEMA,
         "kind": "portbench-trend",
