@@ -76,7 +76,8 @@ def predicted(tmp_path_factory: pytest.TempPathFactory) -> dict[str, dict[str, d
     tmp = tmp_path_factory.mktemp("predicted")
     home = project_with_cases(tmp, "jax", CASES)
     found: dict[str, dict[str, dict]] = {}
-    for target in ("tpu", "cuda"):
+    # Model ids predict their flavor's platform (#31): an MI300X is lowered for rocm.
+    for target in ("tpu", "cuda", "rocm-mi300x"):
         proc = _bench(home, tmp / "run", "--accelerator", target, "--predict")
         assert proc.returncode == 0, proc.stdout + proc.stderr
         cell = tmp / "run" / f"jax-{target}-predicted-host"
@@ -100,6 +101,33 @@ def test_a_lowering_the_target_refuses_is_a_predicted_failure(predicted: dict) -
     )
 
 
+def test_a_model_id_is_lowered_for_its_flavors_platform(predicted: dict) -> None:
+    add = predicted["rocm-mi300x"]["add"]
+    validate(add, "record")
+    assert (add["outcome"], add["evidence_kind"]) == ("pass", "predicted")
+    assert (add["prediction"]["target"], add["prediction"]["platform"]) == ("rocm-mi300x", "rocm")
+    assert add["cell"] == "jax/rocm-mi300x-predicted/host"
+
+
+@pytest.mark.parametrize(
+    ("framework", "target", "says"),
+    [
+        ("torch", "rocm-mi300x", "torch has no way here to predict a ROCm GPU"),
+        ("jax", "xpu-max1550", "cannot predict 'xpu-max1550' (xpu)"),
+        ("jax", "mps", "cannot predict 'mps' (mps)"),
+    ],
+)
+def test_a_target_with_no_prediction_is_one_sentence(
+    tmp_path: Path, framework: str, target: str, says: str
+) -> None:
+    from portbench.errors import UsageError
+    from portbench.predict.targets import predict_spec
+
+    with pytest.raises(UsageError, match=r"^[^\n]+$") as refused:
+        predict_spec(framework, target, "current")
+    assert says in str(refused.value)
+
+
 def test_host_work_for_the_target_is_a_predicted_fallback(predicted: dict) -> None:
     eig = predicted["cuda"]["eig"]
     assert (eig["outcome"], eig["category"]) == ("fail", "fallback")
@@ -110,7 +138,8 @@ def test_host_work_for_the_target_is_a_predicted_fallback(predicted: dict) -> No
 
 
 def test_a_case_failing_its_cpu_control_is_not_predictable(predicted: dict) -> None:
-    for target in ("tpu", "cuda"):
+    # Model ids predict their flavor's platform (#31): an MI300X is lowered for rocm.
+    for target in ("tpu", "cuda", "rocm-mi300x"):
         wrong = predicted[target]["wrong-on-the-cpu"]
         validate(wrong, "record")
         assert wrong["outcome"] == "skip"
@@ -139,7 +168,7 @@ def test_predicted_cells_stay_out_of_the_observed_portability_table(
     assert "jax/cpu/host" in portability
     assert "predicted" not in portability
     summary = (tables / "predicted.csv").read_text().splitlines()
-    assert len(summary) == 3  # the header and the two predicted cells, apart
+    assert len(summary) == 4  # the header and the three predicted cells, apart
     tpu = next(line for line in summary if line.startswith("jax/tpu-predicted/host"))
     # 3 cases: eig predicted to fail, add predicted to pass, one not predictable
     assert ",3,1,1,1,0," in tpu

@@ -11,13 +11,14 @@ from ..contract import PredictionSettings
 __all__ = ["DTYPE_NAMES", "Adapter", "DeviceMismatch", "DeviceMissing", "iter_leaves"]
 
 #: dtype names a case may pass to ``ctx.put``; each adapter maps them to its own dtypes.
+#: The torch and TensorFlow censuses try each of them, in this order, per entry.
 DTYPE_NAMES = (
     "bool",
+    "uint8",
     "int8",
     "int16",
     "int32",
     "int64",
-    "uint8",
     "float16",
     "bfloat16",
     "float32",

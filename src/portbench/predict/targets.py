@@ -24,7 +24,10 @@ PREDICTED_SUFFIX = "-predicted"
 #: JAX platform names accepted as targets beside the table's ids (the table has no ROCm id
 #: yet; ``cuda`` names any CUDA GPU as ``gpu`` does).
 PLATFORM_TARGETS = {"cuda": "cuda", "rocm": "rocm"}
-_PLATFORM_OF_FLAVOR = {"cuda": "cuda", "tpu": "tpu"}
+#: An id's flavor names the platform lowered for: a model's id (``rocm-mi300x``, ``tpu-v6e``)
+#: predicts what its flavor's platform does, since XLA lowers for a platform, not a model
+#: (TPU generations and GPU models differ only where a compiler on the hardware decides).
+_PLATFORM_OF_FLAVOR = {"cuda": "cuda", "rocm": "rocm", "tpu": "tpu"}
 _LOWERED, _CPU_RUN = PredictionMethod.LOWERED, PredictionControl.CPU_RUN
 _CPU_TWIN = PredictionControl.CPU_TWIN
 
@@ -66,8 +69,8 @@ def _platform(target: str) -> str:
     flavor = table[target].flavor
     if flavor not in _PLATFORM_OF_FLAVOR:
         raise UsageError(
-            f"'{target}' is this machine's own kind of device ({flavor}): run it observed, "
-            "without --predict"
+            f"cannot predict '{target}' ({flavor}): predictions lower for cuda, rocm or tpu "
+            "targets only; run it observed, without --predict"
         )
     return _PLATFORM_OF_FLAVOR[flavor]
 
@@ -81,7 +84,7 @@ def predict_spec(framework: str, target: str, profile: str) -> PredictSpec:
     if platform == "rocm":
         raise UsageError(
             f"{framework} has no way here to predict a ROCm GPU (its ROCm builds are not on "
-            "PyPI); predict jax for rocm, or {framework} for cuda or tpu"
+            f"PyPI); predict jax for {target}, or {framework} for cuda or tpu"
         )
     if framework == "torch" and platform == "tpu":
         if profile == "paper":

@@ -27,7 +27,16 @@ from .published import harness_cases, portbench_beside, published_outcomes, publ
 from .render import write_files, write_html
 from .study import default_archive, import_study, study_cells_dir
 from .study_latency import published_latency, study_quantity_beside
-from .tables import Table, cpu_too, curation, failures, portability, provenance, strata
+from .tables import (
+    Table,
+    cpu_too,
+    curation,
+    failure_categories,
+    failures,
+    portability,
+    provenance,
+    strata,
+)
 from .terminal import print_tables
 
 __all__ = ["build_report", "register"]
@@ -109,7 +118,10 @@ def register(subparsers: Any) -> None:
         "--report", type=Path, default=None, help="the report directory (default: report/)"
     )
     publish.add_argument(
-        "--out", type=Path, default=None, help="the archive (default: report-<date>.tar.gz)"
+        "--out",
+        type=Path,
+        default=None,
+        help="the archive (default: dist/report-<date>.tar.gz, git-ignored)",
     )
     publish.set_defaults(func=_publish)
 
@@ -146,6 +158,7 @@ def all_tables(cells: list[Cell]) -> list[Table]:
         published_strata(cells),
         harness_cases(cells),
         failures(cells),
+        failure_categories(cells),
         fallbacks(cells),
         fallback_cases(cells),
         cpu_too(cells),
@@ -190,9 +203,13 @@ def build_report(
     if loaded is not None and any(c.is_study for c in loaded):
         with_study = False
     cells = tell_apart(loaded if loaded is not None else load_labelled(runs, with_reference))
-    if not cells and not with_study:
+    if not cells and (runs or not with_study):
+        # Named folders without a cell are a mistake (a wrong path), never a study-only report.
+        where = ", ".join(str(r) for r in runs[:3]) if runs else "results/"
         raise ResultsError(
-            'no cells found; run `nox -s "bench(jax, cpu)"` first or pass run directories'
+            f"no portbench cells found in {where} (no cell directory with plan.json or "
+            'results.jsonl); pass run directories (results/<run-id>) or run `nox -s "bench(jax, '
+            'cpu)"` first'
         )
     # Cells from the store hold the study's too (placed last): they are not ours.
     ours = len(cells) - sum(c.is_study for c in cells) if loaded is not None else len(cells)
@@ -275,9 +292,9 @@ def _import_study(args: argparse.Namespace) -> int:
 
 def _publish(args: argparse.Namespace) -> int:
     folder = args.report or project_root() / "report"
-    archive = (
-        args.out or folder.parent / f"report-{time.strftime('%Y%m%d-%H%M%S', time.gmtime())}.tar.gz"
-    )
+    # dist/ is git-ignored: an archive never lands in the project's tracked tree.
+    stamp = time.strftime("%Y%m%d-%H%M%S", time.gmtime())
+    archive = args.out or project_root() / "dist" / f"report-{stamp}.tar.gz"
     result = publish(folder, archive)
     console = Console()
     console.print(f"{result.archive}: {result.files} files, sha256 of each in report/{CONTENTS}")
