@@ -4,6 +4,7 @@ and the one way text is cut to a limit."""
 from __future__ import annotations
 
 __all__ = [
+    "CASE_FILE_BYTES",
     "DEFAULT_CASE_TIMEOUT_S",
     "DEFAULT_CELL_BUDGET_S",
     "DEFAULT_GRACE_S",
@@ -77,6 +78,9 @@ OUTPUT_LOG_BYTES_PER_CASE = 1 << 20
 OUTPUT_LOG_BYTES_PER_WORKER = 64 << 20
 #: Warm samples kept per case (enough for a rank test between two runs).
 MAX_SAMPLES = 1000
+#: The largest file a worker (and so a case) may write: a write past it fails (EFBIG) and
+#: fails that case, where an unbounded one would fill the disk the cell's records go to.
+CASE_FILE_BYTES = 1 << 30
 
 # -- defaults every side uses (the plan carries the cell's own) ------------------------------
 DEFAULT_SEED = 20230101
