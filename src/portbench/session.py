@@ -20,6 +20,7 @@ from .plan import read_plan, write_plan
 from .progress import CellProgress
 from .results import CellWriter
 from .results.safeio import write_new
+from .resume import check_plan_unchanged
 
 __all__ = ["SessionResult", "budget_s", "main", "run_session"]
 
@@ -48,6 +49,8 @@ def run_session(
     new: bool,
 ) -> SessionResult:
     """Run the cases of ``plan`` not yet recorded in ``cell_dir`` (which exists)."""
+    if not new:
+        check_plan_unchanged(cell_dir)
     with CellWriter(cell_dir, plan) as writer:
         if new:
             write_plan(plan, cell_dir / "plan.json")
