@@ -255,7 +255,8 @@ class Worker:
         plan = self.plan
         acc = plan.accelerator
         names = {"id": acc.id, "flavor": acc.flavor, "device_match": acc.device_match}
-        self.adapter = make_adapter(plan.framework, acc.flavor, {**names, "generic": acc.generic})
+        names.update({"generic": acc.generic, "gfx": acc.gfx})
+        self.adapter = make_adapter(plan.framework, acc.flavor, names)
         self.adapter.fallback_settings = plan.fallback.to_json()
         try:
             self.adapter.load()

@@ -266,9 +266,14 @@ def compile_plan(
 
 
 def plan_accelerator(accelerator: Accelerator) -> PlanAccelerator:
-    """The accelerator as a plan names it (the table's id, flavor and device checks)."""
+    """The accelerator as a plan names it (the table's id, flavor and device checks, with
+    a ROCm model's gfx target)."""
     return PlanAccelerator(
-        accelerator.id, accelerator.flavor, accelerator.device_match, accelerator.generic
+        accelerator.id,
+        accelerator.flavor,
+        accelerator.device_match,
+        accelerator.generic,
+        accelerator.gfx,
     )
 
 

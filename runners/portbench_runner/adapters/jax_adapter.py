@@ -8,12 +8,13 @@ from typing import Any, Callable, Dict, Iterator, List, Optional, Tuple, cast
 
 from .. import fallback
 from .base import Adapter, DeviceMissing
+from .rocm import check_gfx
 
 __all__ = ["JaxAdapter"]
 
-_BACKEND = {"cpu": "cpu", "cuda": "gpu", "tpu": "tpu"}
-#: The platform a program is lowered for, per flavor (ROCm GPUs report "rocm" themselves).
-_LOWERING = {"cpu": "cpu", "cuda": "cuda", "tpu": "tpu"}
+_BACKEND = {"cpu": "cpu", "cuda": "gpu", "rocm": "rocm", "tpu": "tpu"}
+#: The platform a program is lowered for, per flavor.
+_LOWERING = {"cpu": "cpu", "cuda": "cuda", "rocm": "rocm", "tpu": "tpu"}
 
 
 def lowered_text(jax: Any, fn: Callable[..., Any], args: Any, kwargs: Any, platform: str) -> str:
@@ -62,7 +63,10 @@ class JaxAdapter(Adapter):
         self.version = jax.__version__
         backend = _BACKEND.get(self.flavor)
         if backend is None:
-            raise DeviceMissing(f"unknown flavor {self.flavor!r} for jax")
+            raise DeviceMissing(
+                f"portbench runs jax on {', '.join(_BACKEND)}, not {self.flavor!r} (no JAX "
+                f"plugin for {self.flavor} is pinned)"
+            )
         try:
             devices = jax.devices(backend)
         except RuntimeError as exc:
@@ -70,6 +74,8 @@ class JaxAdapter(Adapter):
         self.devices = devices
         self.device = devices[0]
         self.device_name = str(getattr(self.device, "device_kind", backend))
+        if self.flavor == "rocm":  # the ROCm plugin reports the gfx target here
+            check_gfx(str(getattr(self.device, "compute_capability", "") or ""), self.accelerator)
         self.check_device_name(self.device_name)
 
     def env(self) -> Dict[str, Any]:

@@ -13,7 +13,8 @@ from .base import Adapter, DeviceMissing
 __all__ = ["TensorFlowAdapter"]
 
 _DEVICE_RE = re.compile(r"device:([A-Za-z_]+):(\d+)", re.IGNORECASE)
-_TF_KIND = {"cpu": "CPU", "cuda": "GPU", "tpu": "TPU"}
+#: ROCm builds of TensorFlow (tensorflow-rocm) name AMD GPUs ``GPU`` too.
+_TF_KIND = {"cpu": "CPU", "cuda": "GPU", "rocm": "GPU", "tpu": "TPU"}
 
 
 class TensorFlowAdapter(Adapter):
@@ -26,7 +27,14 @@ class TensorFlowAdapter(Adapter):
         self.version = tf.__version__
         kind = _TF_KIND.get(self.flavor)
         if kind is None:
-            raise DeviceMissing(f"unknown flavor {self.flavor!r} for tensorflow")
+            raise DeviceMissing(
+                f"portbench runs tensorflow on {', '.join(_TF_KIND)}, not {self.flavor!r} (no "
+                f"TensorFlow plugin for {self.flavor} is pinned)"
+            )
+        if self.flavor == "rocm" and not tf.test.is_built_with_rocm():
+            raise DeviceMissing(
+                f"tensorflow {self.version} is not a ROCm build; the rocm cell needs tensorflow-rocm"
+            )
         if self.flavor == "tpu":
             resolver = tf.distribute.cluster_resolver.TPUClusterResolver(tpu="local")
             tf.config.experimental_connect_to_cluster(resolver)
@@ -38,7 +46,7 @@ class TensorFlowAdapter(Adapter):
                 f"(built with CUDA: {tf.test.is_built_with_cuda()})"
             )
         self.device = f"/device:{kind}:0"
-        if self.flavor == "cuda":
+        if self.flavor in ("cuda", "rocm"):
             details = tf.config.experimental.get_device_details(physical[0])
             self.device_name = details.get("device_name", "GPU")
         elif self.flavor == "tpu":
@@ -58,6 +66,7 @@ class TensorFlowAdapter(Adapter):
             "device_count": len(tf.config.list_physical_devices(kind)),
             "cuda_runtime": build.get("cuda_version"),
             "cudnn_version": build.get("cudnn_version"),
+            "rocm_version": build.get("rocm_version"),
             "threads": {
                 "intra_op": tf.config.threading.get_intra_op_parallelism_threads(),
                 "inter_op": tf.config.threading.get_inter_op_parallelism_threads(),

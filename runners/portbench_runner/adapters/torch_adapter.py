@@ -1,4 +1,5 @@
-"""PyTorch: explicit devices, CUDA synchronize, XLA mark_step + wait_device_ops."""
+"""PyTorch: explicit devices, CUDA synchronize, XLA mark_step + wait_device_ops; ROCm, XPU and
+MPS devices through ``torch_devices``."""
 
 from __future__ import annotations
 
@@ -7,6 +8,7 @@ import os
 from typing import Any, Callable, Dict, Iterator, Optional, Tuple, cast
 
 from .. import fallback
+from . import torch_devices
 from .base import Adapter, DeviceMissing
 
 __all__ = ["TorchAdapter"]
@@ -16,6 +18,7 @@ class TorchAdapter(Adapter):
     name = "torch"
 
     def load(self) -> None:
+        torch_devices.prepare_environment(self.flavor)
         import torch
 
         self.torch = torch
@@ -43,6 +46,10 @@ class TorchAdapter(Adapter):
             self.device_name = "%s %s" % (
                 xm.xla_device_hw(self.device),
                 os.environ.get("TPU_ACCELERATOR_TYPE", ""),
+            )
+        elif self.flavor in torch_devices.FLAVORS:
+            self.device, self.device_name = torch_devices.select_device(
+                torch, self.flavor, self.version, self.accelerator
             )
         else:
             raise DeviceMissing(f"unknown flavor {self.flavor!r} for torch")
@@ -93,6 +100,8 @@ class TorchAdapter(Adapter):
 
             facts["torch_xla_version"] = torch_xla.__version__
             facts["device_count"] = len(self.xm.get_xla_supported_devices())
+        elif self.flavor in torch_devices.FLAVORS:
+            facts.update(torch_devices.device_facts(torch, self.flavor))
         else:
             facts["device_count"] = 1
         return facts
@@ -128,6 +137,8 @@ class TorchAdapter(Adapter):
         elif self.flavor == "tpu":
             self.xm.mark_step()
             self.xm.wait_device_ops()
+        elif self.flavor in torch_devices.FLAVORS:
+            torch_devices.sync_module(self.torch, self.flavor).synchronize()
 
     def leaf_device(self, leaf: Any) -> Optional[str]:
         if isinstance(leaf, self.torch.nn.Module):
@@ -164,9 +175,14 @@ class TorchAdapter(Adapter):
         before: Any,
         repeatable: bool,
     ) -> Optional[Dict[str, object]]:
-        # MPS (its fallback warning) has no probe: portbench has no MPS flavor yet.
         if self.flavor == "cuda":
             return self.cuda_evidence(fn, args, kwargs, repeatable)
+        if self.flavor == "rocm":
+            return torch_devices.rocm_evidence(self.torch, self.sync, fn, args, kwargs, repeatable)
+        if self.flavor in ("mps", "xpu"):
+            return torch_devices.fallback_evidence(
+                self.torch, self.flavor, self.sync, fn, args, kwargs, repeatable
+            )
         if self.flavor != "tpu":
             return None
         probe = "torch_xla-counters"

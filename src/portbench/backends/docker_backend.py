@@ -17,6 +17,7 @@ from __future__ import annotations
 
 import contextlib
 import fcntl
+import grp
 import os
 import socket
 import threading
@@ -38,7 +39,7 @@ from ..results.safeio import open_nofollow
 from .base import CellLaunch, PreparedEnvironment
 from .launch import CELL_PATHS, runner_argv, supervise_args
 
-__all__ = ["CELL_UID", "DockerBackend", "container_options"]
+__all__ = ["CELL_UID", "DockerBackend", "container_options", "device_groups"]
 
 CELL_UID = 10001
 MOUNT = "/portbench"
@@ -65,7 +66,43 @@ def container_options(accelerator_container: dict[str, object]) -> dict[str, obj
         options["network_mode"] = accelerator_container["network"]
     if accelerator_container.get("shm_size"):
         options["shm_size"] = accelerator_container["shm_size"]
+    devices = _items(accelerator_container.get("devices"))
+    if devices:
+        # A folder (/dev/dri) passes every device file in it, as `docker run --device` does.
+        options["devices"] = [f"{d}:{d}:rwm" for d in devices]
+    groups = device_groups(_items(accelerator_container.get("groups")), devices)
+    if groups:
+        options["group_add"] = groups
+    if accelerator_container.get("ipc"):
+        options["ipc_mode"] = accelerator_container["ipc"]
+    if accelerator_container.get("security_opt"):
+        options["security_opt"] = _items(accelerator_container["security_opt"])
     return options
+
+
+def _items(value: object) -> list[str]:
+    """A table's list of names (devices, groups, options) as strings; [] where there is none."""
+    return [str(item) for item in value] if isinstance(value, (list, tuple)) else []
+
+
+def device_groups(names: list[str], devices: list[str]) -> list[int]:
+    """The host's group ids that open ``devices``: the named groups (``video``, ``render``)
+    as this host numbers them, and the group owning each device file. The cell runs as an
+    unprivileged user whose groups the image cannot know: /dev/kfd and /dev/dri/renderD*
+    belong to the host's ``render`` group, whose id differs from machine to machine."""
+    gids: list[int] = []
+    for name in names:
+        try:
+            gids.append(grp.getgrnam(name).gr_gid)
+        except KeyError:
+            continue  # not a group on this host (older distributions have no render group)
+    for device in devices:
+        path = Path(device)
+        files = sorted(path.iterdir()) if path.is_dir() else [path]
+        for file in files:
+            with contextlib.suppress(OSError):
+                gids.append(file.stat().st_gid)
+    return sorted({gid for gid in gids if gid != 0})
 
 
 @contextlib.contextmanager
@@ -213,7 +250,13 @@ class DockerBackend:
             # how `compare` tells two machines apart, and a container id tells only two runs.
             "hostname": socket.gethostname(),
         }
-        options.update(container_options(accelerator_container))
+        extra = container_options(accelerator_container)
+        # An accelerator's security options come on top of the cell's own, never instead.
+        extra["security_opt"] = [
+            *_items(options["security_opt"]),
+            *_items(extra.get("security_opt")),
+        ]
+        options.update(extra)
         # The engine takes a relative source for a volume name ("results/x/plan.json" is
         # refused as one): every host path is made absolute here, whatever the user typed.
         volumes = {
