@@ -3,6 +3,8 @@ and the one way text is cut to a limit."""
 
 from __future__ import annotations
 
+import re
+
 __all__ = [
     "CASE_FILE_BYTES",
     "DEFAULT_CASE_TIMEOUT_S",
@@ -32,6 +34,7 @@ __all__ = [
     "TRACEBACK_CHARS",
     "TRACEBACK_LINES",
     "clip",
+    "printable",
     "safe_str",
     "shown",
 ]
@@ -108,8 +111,22 @@ def clip(text: str, limit: int) -> str:
         cut = len(text) - keep
 
 
+#: What a log line or a terminal must never carry raw from a case: line breaks (a forged
+#: line), carriage returns and escape codes (an overwritten or recoloured one), other C0/C1
+#: controls, and the Unicode line separators and bidirectional overrides.
+_UNPRINTABLE = re.compile("[\x00-\x1f\x7f-\x9f\u2028\u2029\u202a-\u202e\u2066-\u2069]")
+
+
+def printable(text: str) -> str:
+    """``text`` with every control character written as its escape (``\\n``, ``\\x1b``): what
+    a case wrote reads as one inert line."""
+    return _UNPRINTABLE.sub(lambda m: m.group().encode("unicode_escape").decode("ascii"), text)
+
+
 def shown(name: str, limit: int = DISPLAY_NAME_CHARS) -> str:
-    """A name as a status line shows it: at most ``limit`` characters, the start kept."""
+    """A name or a reason as a status line shows it: control characters escaped, at most
+    ``limit`` characters, the start kept."""
+    name = printable(name[: limit * 8])
     if len(name) <= limit:
         return name
     return f"{name[: limit - 1]}…"
