@@ -16,6 +16,7 @@ from portbench_runner.contract import Plan, SessionLine
 
 from .backends import Backend, CellLaunch, PreparedEnvironment
 from .errors import PortbenchError
+from .interrupts import ignore_file_size_signal
 from .plan import read_plan, write_plan
 from .progress import CellProgress
 from .results import CellWriter
@@ -91,6 +92,7 @@ def main(argv: list[str] | None = None) -> int:
     args = parser.parse_args(argv)
     # SIGTERM ends the session as Ctrl-C does: the supervisor stops, what it sent is kept.
     signal.signal(signal.SIGTERM, signal.default_int_handler)
+    ignore_file_size_signal()
     console = Console(stderr=True, highlight=False)
     try:
         plan = read_plan(args.plan)

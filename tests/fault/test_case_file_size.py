@@ -8,9 +8,11 @@ even where the limit were missing (then the test fails on the file's size)."""
 from __future__ import annotations
 
 import os
+import subprocess
+import sys
 from pathlib import Path
 
-from conftest import make_plan, read_jsonl, run_supervisor, validate
+from conftest import make_plan, read_jsonl, run_supervisor, runner_env, supervise_cmd, validate
 
 from portbench_runner.contract.bounds import CASE_FILE_BYTES
 
@@ -69,3 +71,33 @@ def test_a_case_writing_a_huge_file_fails_alone(tmp_path: Path) -> None:
     assert records["after"]["worker"]["pid"] != huge["worker"]["pid"]
     (session,) = read_jsonl(run_dir / "sessions.jsonl")
     assert session["status"] == "complete"
+
+
+def test_a_plan_that_cannot_be_written_whole_leaves_none_and_the_cell_starts_again(
+    tmp_path: Path,
+) -> None:
+    plan = make_plan(tmp_path, {"huge": HUGE.format(folder=str(tmp_path))})
+    assert plan.stat().st_size > 1000
+    run_dir = tmp_path / "run"
+    # Files of at most 1,000 bytes: plan.json does not fit. SIGXFSZ is left at its default
+    # (it kills): portbench ignores it itself, so the write fails and is undone.
+    limit = (
+        "import os, resource, sys; resource.setrlimit(resource.RLIMIT_FSIZE, (1000, 1000)); "
+        "os.execvp(sys.argv[1], sys.argv[1:])"
+    )
+    proc = subprocess.run(
+        [sys.executable, "-c", limit, *supervise_cmd(plan, run_dir)],
+        env=runner_env(),
+        capture_output=True,
+        text=True,
+        timeout=300,
+        check=False,
+    )
+    assert proc.returncode not in (0, -25), proc.stderr  # -25: killed by SIGXFSZ
+    assert "Traceback" not in proc.stderr
+    assert "plan.json failed" in proc.stderr and "nothing partial was kept" in proc.stderr
+    assert not (run_dir / "plan.json").exists()
+    assert [p.name for p in run_dir.iterdir() if p.name.endswith(".tmp")] == []
+    again = run_supervisor(plan, run_dir)
+    assert again.returncode == 0, again.stderr
+    assert len(read_jsonl(run_dir / "results.jsonl")) == 4
