@@ -61,6 +61,7 @@ from .contract import (
 from .contract.bounds import CASE_FILE_BYTES
 from .differential import cpu_reference
 from .envinfo import collect_env
+from .hygiene import WorkerState
 from .procs import die_with_parent, limit_file_size
 from .signals import CaseBug, CheckFailed, FallbackDetected, SkipCase, StageFailure
 
@@ -430,8 +431,11 @@ class Worker:
             data = data[written:]
 
     def serve(self, commands: Iterable[bytes]) -> None:
-        """Run each case the supervisor asks for, until ``stop`` or the end of stdin."""
+        """Run each case the supervisor asks for, until ``stop`` or the end of stdin, or until
+        a case left this worker in a state it cannot be put back from (then it retires, and
+        the supervisor's next worker takes the next case)."""
         files = CaseFiles(self.plan.manifest_root, self.plan.framework)
+        state = WorkerState()
         for raw in commands:
             try:
                 command = decode(raw, COMMANDS)
@@ -451,6 +455,12 @@ class Worker:
             result = self.run_case(function, case, files, on_stage)
             duration = time.time() - started
             self.report(case_id, result.measured(result.timing, result.evidence, started, duration))
+            why = state.restore()
+            if why is not None:
+                # To the worker's log. No ``bye``: that answers ``stop`` only; the supervisor
+                # sees this worker end between cases and starts another for the next one.
+                print(f"portbench worker retires after {case_id}: {why}", file=sys.stderr)
+                return
         self.send(Bye())
 
 
