@@ -117,10 +117,12 @@ def _write_all(fd: int, data: bytes, path: Path) -> None:
         ) from None
 
 
-def append_line(fd: int, value: object, path: Path) -> None:
+def append_line(fd: int, value: object, path: Path) -> bytes:
     """Append ``value`` (strict JSON already: a typed record's ``to_json``) as one line to the
-    file open at ``fd`` (O_APPEND)."""
-    _write_all(fd, (dumps(value) + "\n").encode("utf-8"), path)
+    file open at ``fd`` (O_APPEND); the bytes written."""
+    data = (dumps(value) + "\n").encode("utf-8")
+    _write_all(fd, data, path)
+    return data
 
 
 def create_whole(path: Path, data: bytes) -> None:
