@@ -8,6 +8,7 @@
     python benchmarks/run.py --only floor           # this runner's timing cost against 4b53361's
     python benchmarks/run.py --only scan            # portbench scan on the transformers sdist
     python benchmarks/run.py --only aa              # A/A: how often compare flags an unchanged plan
+    python benchmarks/run.py --only predict         # predicted cells: JAX x3 targets, torch_xla
 
 Cold image builds are measured separately (`portbench images build`), not here.
 """
@@ -28,7 +29,7 @@ from _common import Row
 
 BENCHMARKS = ("fidelity", "overhead", "fault", "scaling", "images")
 #: Long ones, run only when named (--only): they build venvs or run whole CPU cells.
-OPT_IN = ("venv", "matrix", "cluster", "ab", "store", "floor", "scan", "aa")
+OPT_IN = ("venv", "matrix", "cluster", "ab", "store", "floor", "scan", "aa", "predict")
 
 
 def machine() -> dict[str, object]:
@@ -91,6 +92,10 @@ def collect(names: list[str], quick: bool, baseline: str = "4b53361") -> list[Ro
         import timing_floor
 
         rows += timing_floor.run(rounds=3 if quick else 5)
+    if "predict" in names:
+        import predict_timing
+
+        rows += predict_timing.run()
     if "cluster" in names:
         import cluster_dispatch
 

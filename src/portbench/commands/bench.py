@@ -88,6 +88,14 @@ def register(subparsers: Any) -> None:
         "(default: the cell's own; lowering needs no such hardware)",
     )
     parser.add_argument(
+        "--predict",
+        action="store_true",
+        default=None,
+        help="predict the accelerator on this machine's CPU instead of running on it (JAX: "
+        "lowered for its platform; torch: torch_xla's CPU client or the CUDA dispatcher; "
+        "TensorFlow: declared GPU kernels or XLA on the CPU); docs/predictions.md",
+    )
+    parser.add_argument(
         "--cell-budget",
         type=float,
         default=None,
@@ -221,6 +229,7 @@ _PLAN_OPTIONS = {
     "soft_placement": "--soft-placement",
     "lower_for": "--lower-for",
     "cell_budget": "--cell-budget",
+    "predict": "--predict",
 }
 
 
@@ -305,8 +314,14 @@ def _new_request(args: argparse.Namespace) -> BenchRequest:
 def _bench(args: argparse.Namespace) -> int:
     console = Console()
     request = _resumed_request(args, console) if args.resume is not None else _new_request(args)
-    result = run_cell(request, console)
-    cell_id = f"{request.framework}/{request.accelerator}/{request.profile}"
+    if args.predict:
+        from ..predict.run import run_predicted_cell
+
+        result = run_predicted_cell(request, console)
+    else:
+        result = run_cell(request, console)
+    suffix = "-predicted" if args.predict else ""
+    cell_id = f"{request.framework}/{request.accelerator}{suffix}/{request.profile}"
     console.print(summary_table(cell_id, result))
     untested = untested_functions(result.cell_dir)
     if untested:

@@ -102,6 +102,17 @@ CURRENT: dict[tuple[str, str], CurrentLock] = {
     ),
     # AMD (rocm), Intel (xpu) and Apple (mps): their table says where each build comes from.
     **accelerator_current(),
+    # Predicted cells (#30, docs/predictions.md): torch_xla on its CPU client, paired with
+    # the torch release of the same version (PyPI's CUDA build; setuptools: inductor
+    # imports it on Python 3.11), and TensorFlow's ordinary wheel, which declares its GPU
+    # kernels (tensorflow-cpu does not).
+    ("torch", "predict"): CurrentLock(
+        "torch-xla",
+        ("torch=={version}", "torch-xla=={version}", "numpy", "setuptools"),
+        True,
+        _PYPI + " (torch-xla {version} is the newest PyPI serves)",
+    ),
+    ("tensorflow", "predict"): CurrentLock("tensorflow", ("tensorflow=={version}",), True, _PYPI),
 }
 #: What ``current`` pinned when its locks were first written (used where a lock is missing).
 CURRENT_DEFAULTS = {
@@ -241,6 +252,24 @@ def _inputs() -> dict[tuple[str, str, str], LockInput]:
             platform=current.platform,
             env=current.env,
         )
+    table.update(_predict_inputs(pypi))
+    return table
+
+
+def _predict_inputs(pypi: str) -> dict[tuple[str, str, str], LockInput]:
+    """The paper profiles' environments of predicted cells (#30, docs/predictions.md);
+    ``current``'s are in :data:`CURRENT`, so ``portbench images refresh`` moves them."""
+    table: dict[tuple[str, str, str], LockInput] = {}
+    for profile in ("paper", "paper-nearest"):
+        table[(profile, "tensorflow", "predict")] = LockInput(
+            ("tensorflow==2.11.0", PAPER_NUMPY), "3.9", True, pypi
+        )
+    table[("paper-nearest", "torch", "predict")] = LockInput(
+        ("torch==2.1.0", "torch-xla==2.1.0", PAPER_NUMPY, "setuptools<70"),
+        "3.9",
+        True,
+        pypi + " (torch-xla 2.1.0 is the oldest PyPI serves; the study ran 1.12)",
+    )
     return table
 
 

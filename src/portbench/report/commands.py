@@ -21,12 +21,22 @@ from .figures import write_figures
 from .latency import generation_pairs, latency_tables, version_tables
 from .load import Cell, load_cell, load_runs
 from .names import run_argument, tell_apart, with_label
+from .predicted import is_predicted, predicted_tables
 from .publish import CONTENTS, publish
 from .published import harness_cases, portbench_beside, published_outcomes, published_strata
 from .render import write_files, write_html
 from .study import default_archive, import_study, study_cells_dir
 from .study_latency import published_latency, study_quantity_beside
-from .tables import Table, cpu_too, curation, failures, portability, provenance, strata
+from .tables import (
+    Table,
+    cpu_too,
+    curation,
+    failure_categories,
+    failures,
+    portability,
+    provenance,
+    strata,
+)
 from .terminal import print_tables
 
 __all__ = ["build_report", "register"]
@@ -148,6 +158,7 @@ def all_tables(cells: list[Cell]) -> list[Table]:
         published_strata(cells),
         harness_cases(cells),
         failures(cells),
+        failure_categories(cells),
         fallbacks(cells),
         fallback_cases(cells),
         cpu_too(cells),
@@ -204,13 +215,18 @@ def build_report(
     ours = len(cells) - sum(c.is_study for c in cells) if loaded is not None else len(cells)
     if with_study:
         cells += study_cells(study)
+    # Predicted cells (#30), bench or census, are another kind of evidence: their own
+    # tables, never rows of the tables of observed cells.
+    predicted = [c for c in cells if is_predicted(c)]
+    cells = [c for c in cells if not is_predicted(c)]
+    ours -= len(predicted)
     # Census cells answer another question (every operator of a database, not the study's
     # sample): their own tables and heat map, never rows of the portability tables.
     censuses = [c for c in cells if is_census(c)]
     cells = [c for c in cells if not is_census(c)]
     ours -= len(censuses)
     census = census_tables(censuses)
-    tables = all_tables(cells)
+    tables = all_tables(cells) + predicted_tables(predicted, cells)
     written: list[Path] = []
     for table in tables + census:
         written += write_files(table, out / "tables")
@@ -229,6 +245,7 @@ def build_report(
         + (f"not complete: {', '.join(failed)}; " if failed else "all complete; ")
         + f"{damaged} unreadable result lines"
         + (f"; {len(censuses)} census cells (census.html)" if censuses else "")
+        + (f"; {len(predicted)} predicted cells, apart" if predicted else "")
     )
     written.append(write_html(tables, out, summary, [f for f in figures if f.suffix == ".svg"]))
     print_tables(tables, console, full, wide)

@@ -39,6 +39,9 @@ CATEGORY_COLORS = {
     "fallback": "#e377c2",
     "other": "#7f7f7f",
     "harness": "#17becf",
+    "placement": "#bcbd22",
+    "lowering": "#aec7e8",
+    "refusal": "#ffbb78",
 }
 
 

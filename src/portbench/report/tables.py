@@ -19,6 +19,7 @@ __all__ = [
     "Table",
     "cpu_too",
     "curation",
+    "failure_categories",
     "failures",
     "portability",
     "provenance",
@@ -137,6 +138,31 @@ def failures(cells: list[Cell]) -> Table:
     return table
 
 
+def failure_categories(cells: list[Cell]) -> Table:
+    """Why each cell's cases failed: per cell the failed cases, how many no rule explains
+    (`other`, listed in `curation`) and their share, and the named categories."""
+    table = Table(
+        "failures-categories",
+        "Failures by category per cell (why)",
+        ["cell", "failed", "other", "other %", "named categories"],
+        note="`other` is what no rule of manifests/<framework>/rules.toml (or the study's "
+        "paper/harness.toml) explains; each such case is listed in `curation`.",
+    )
+    for cell in cells:
+        counts = Counter(
+            _value(r.category) or "none" for r in cell.records if r.outcome is Outcome.FAIL
+        )
+        failed = sum(counts.values())
+        if not failed:
+            continue
+        other = counts.pop(Category.OTHER.value, 0)
+        named = ", ".join(
+            f"{c} {n}" for c, n in sorted(counts.items(), key=lambda kv: (-kv[1], kv[0]))
+        )
+        table.rows.append([cell.name, failed, other, f"{100 * other / failed:.1f}%", named or "-"])
+    return table
+
+
 def cpu_too(cells: list[Cell]) -> Table:
     """Cases that failed on an accelerator and on the framework's CPU in the same worker:
     shown apart, never counted as the accelerator's portability failures."""
@@ -172,10 +198,13 @@ def curation(cells: list[Cell]) -> Table:
         ["cell", "case", "outcome", "message"],
     )
     for cell in cells:
-        if cell.is_study:
-            continue  # the study's own failures are its data, not cases to curate
+        study = cell.is_study
         for r in cell.records:
-            if r.outcome is Outcome.ERROR or r.category is Category.OTHER:
+            # The study's errors are its data, but its unexplained failures are gaps of our
+            # rules, curated like our own.
+            if (r.outcome is Outcome.ERROR and not study) or (
+                r.outcome is Outcome.FAIL and r.category is Category.OTHER
+            ):
                 message = r.message.splitlines()
                 table.rows.append(
                     [cell.name, r.case, r.outcome.value, message[0][:160] if message else ""]
