@@ -25,6 +25,8 @@ from portbench_runner.contract import (
     EnvDocument,
     EnvMessage,
     Finished,
+    Integrity,
+    IntegrityVerdict,
     LineSplitter,
     Plan,
     RecordedBy,
@@ -40,9 +42,10 @@ from portbench_runner.contract import (
 )
 
 from ..errors import UsageError
+from .integrity import Ledger, digest_of, tampered_since
 from .lock import CellLock
 from .model import CaseRecord, RecordInvalid, RecordKind, SessionLine
-from .read import read_results
+from .read import read_results, read_sessions
 from .safeio import DiskFull, append_line, open_nofollow, write_new
 
 __all__ = ["CellWriter"]
@@ -91,6 +94,11 @@ class CellWriter:
         self.session: SessionLine | None = None
         self.failure: DiskFull | None = None
         self.started = iso_time()
+        self.siblings: dict[str, CellWriter] = {}
+        """A predicted pass's other cells, by cell id: their records and env arrive in
+        this stream and are stored there, each checked as that cell's own (session.py)."""
+        self.ledger = Ledger(None, 0)
+        self.tampered_before: str | None = None
 
     # -- lifecycle -------------------------------------------------------------------
     def __enter__(self) -> CellWriter:
@@ -108,11 +116,22 @@ class CellWriter:
             self.previous_skipped = previous.skipped
             self.previous_summary = previous.summary(self.results_path)
             self._fd = open_nofollow(self.results_path, os.O_RDWR | os.O_APPEND | os.O_CREAT)
-            _end_last_line(self._fd, self.results_path)
+            self._open_ledger(self._fd)
         except BaseException:
             self._lock.__exit__(None, None, None)
             raise
         return self
+
+    def _open_ledger(self, fd: int) -> None:
+        """The file as this session finds it, checked against the last session's verdict;
+        then a line cut short (a killed writer) is ended, and the ledger starts."""
+        sessions, _ = read_sessions(self.sessions_path)
+        self.tampered_before = tampered_since(sessions, fd)
+        digest, size = digest_of(fd)
+        if _end_last_line(fd, self.results_path):
+            digest.update(b"\n")
+            size += 1
+        self.ledger = Ledger(digest, size)
 
     def __exit__(
         self,
@@ -167,12 +186,18 @@ class CellWriter:
                 self._env(message.env)
             elif isinstance(message, SessionMessage):
                 self.session = message.session
+                for cell_id, sibling in self.siblings.items():
+                    sibling.session = replace(message.session, cell=cell_id)
         except ContractError as exc:
             self._reject(str(exc))
         except DiskFull as exc:
             self.failure = exc
 
     def _store(self, record: CaseRecord) -> None:
+        sibling = self.siblings.get(record.cell)
+        if sibling is not None:
+            sibling._store(record)
+            return
         if record.cell != self.cell_id:
             raise RecordInvalid(f"a record of cell {record.cell[:60]!r}, not {self.cell_id!r}")
         if record.kind is not self.kind:
@@ -186,7 +211,7 @@ class CellWriter:
         ):
             raise RecordInvalid(f"a second record of {record.case[:80]!r}")
         assert self._fd is not None
-        append_line(self._fd, record.to_json(), self.results_path)
+        self.ledger.appended(append_line(self._fd, record.to_json(), self.results_path))
         if record.for_dead_supervisor:
             self.provisional.add(record.case)
         else:
@@ -207,6 +232,9 @@ class CellWriter:
             raise RecordInvalid(f"the env of cell {env.cell[:60]!r}, not {self.cell_id!r}")
         # The first session's environment stays: a resumed cell keeps its first env.json.
         write_new(self.env_path, env.to_json())
+        for cell_id, sibling in self.siblings.items():
+            if sibling.need_env:
+                write_new(sibling.env_path, replace(env, cell=cell_id).to_json())
 
     def store_host_record(self, record: CaseRecord) -> None:
         """A record the host itself makes or carries: the case a dead supervisor was running,
@@ -228,11 +256,22 @@ class CellWriter:
         )  # fmt: skip
         try:
             self.store_host_record(record)
+            for sibling in self.siblings.values():
+                sibling.store_host_record(RecordFactory(sibling.plan).in_this_cell(record))
         except RecordInvalid:
             return None
         return case
 
     # -- the end -----------------------------------------------------------------------
+    def integrity(self) -> Integrity:
+        """Whether results.jsonl holds exactly what portbench wrote (``integrity``)."""
+        if self._fd is None:
+            return Integrity(IntegrityVerdict.UNCHECKED, "the cell's records were not open")
+        try:
+            return self.ledger.verdict(self._fd, self.tampered_before)
+        except OSError as exc:
+            return Integrity(IntegrityVerdict.UNCHECKED, f"results.jsonl unreadable ({exc})")
+
     def finish(self, exit_status: int, host_reason: str | None = None) -> SessionLine:
         """Append this session's line: the supervisor's, with what the host saw added."""
         session = self.session or SessionLine(
@@ -257,6 +296,7 @@ class CellWriter:
             exit_status=exit_status,
             superseded=self.superseded,
             ended_at=session.ended_at or iso_time(),
+            integrity=self.integrity(),
         )
         try:
             fd = open_nofollow(self.sessions_path, os.O_WRONLY | os.O_APPEND | os.O_CREAT)
@@ -270,11 +310,14 @@ class CellWriter:
         return session
 
 
-def _end_last_line(fd: int, path: Path) -> None:
-    """A line cut short (a killed writer) must not swallow the next record: end it."""
+def _end_last_line(fd: int, path: Path) -> bool:
+    """A line cut short (a killed writer) must not swallow the next record: end it (True
+    where a line end was written)."""
     size = os.fstat(fd).st_size
     if size and os.pread(fd, 1, size - 1) != b"\n":
         os.write(fd, b"\n")
+        return True
+    return False
 
 
 def _count_lines(path: Path) -> int:
