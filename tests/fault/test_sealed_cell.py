@@ -122,25 +122,37 @@ def test_garbage_on_the_pipe_costs_only_the_case_that_wrote_it(tmp_path: Path) -
     assert read_jsonl(run_dir / CELL / "sessions.jsonl")[-1]["status"] == "complete"
 
 
+# s1 records at once; the others wait until the test releases them (a file appears), so
+# the second run meets a cell still in use however slowly a busy machine starts it.
 SLOW = """
+import os
 import time
 from portbench_runner.api import case
 
+RELEASE = {release!r}
+
 @case("s1")
+def first(ctx):
+    ctx.measure(time.sleep, 0.01, warm=False)
+
 @case("s2")
 @case("s3")
 @case("s4")
 @case("s5")
 @case("s6")
-def slow(ctx):
-    ctx.measure(time.sleep, 0.4, warm=False)
+def held(ctx):
+    deadline = time.monotonic() + 120
+    while not os.path.exists(RELEASE) and time.monotonic() < deadline:
+        time.sleep(0.05)
+    ctx.measure(time.sleep, 0.01, warm=False)
 """
 
 
 def test_a_second_run_on_a_cell_in_use_is_refused_and_nothing_is_recorded_twice(
     tmp_path: Path,
 ) -> None:
-    home = project_with_cases(tmp_path, "jax", SLOW)
+    release = tmp_path / "release"
+    home = project_with_cases(tmp_path, "jax", SLOW.format(release=str(release)))
     run_dir = tmp_path / "run"
     env = dict(os.environ, PORTBENCH_HOME=str(home))
     first = subprocess.Popen(
@@ -157,6 +169,7 @@ def test_a_second_run_on_a_cell_in_use_is_refused_and_nothing_is_recorded_twice(
         assert time.monotonic() < deadline
         time.sleep(0.05)
     second = bench(home, tmp_path / "unused", "--resume", str(run_dir))
+    release.touch()
     _, err = first.communicate(timeout=300)
     assert first.returncode == 0, err
     assert second.returncode != 0
