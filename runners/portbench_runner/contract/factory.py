@@ -38,7 +38,7 @@ from .parts import (
     Timing,
     WorkerInfo,
 )
-from .plan import Plan
+from .plan import Plan, PlanCase
 from .provenance import MutantInfo, Prediction, Provenance
 from .records import RECORD_SCHEMA, CaseRecord, CaseResult
 
@@ -271,8 +271,16 @@ class RecordFactory:
             prediction=prediction,
             provenance=self.provenance,
             recorded_by=recorded_by,
-            mutant=result.mutant,
+            mutant=self._mutant(case, result),
         )
+
+    def _mutant(self, case: PlanCase, result: CaseResult) -> Optional[MutantInfo]:
+        """A mutation run's record names its mutant even where the worker could not (a
+        crash, a timeout, an untested function): the planned case's."""
+        if self.kind is not RecordKind.MUTANT or result.mutant is not None:
+            return result.mutant
+        kind = case.mutant or "none"
+        return MutantInfo(kind, kind)
 
     def with_result(self, record: CaseRecord, result: CaseResult) -> CaseRecord:
         """``record`` with its outcome fields replaced by ``result``'s (a record the worker
