@@ -9,7 +9,7 @@ from rich.table import Table
 
 from portbench_runner.mutation import MUTANT_KINDS
 
-from .summary import KillCount, MutationSummary, percent
+from .summary import ALL, EVERY, EVERY_BUT_DTYPE, KillCount, MutationSummary, percent
 
 __all__ = ["kind_table", "markdown", "summary_json"]
 
@@ -62,21 +62,29 @@ def markdown(summary: MutationSummary, command: str = "") -> str:
         out += [f"Command: `{command}`", ""]
     out += ["Cases run unmutated (baselines):", ""]
     out += [f"- {fw}: {_baselines(summary, fw)}" for fw in summary.frameworks]
-    out += ["", "Kill rate per mutant kind (apart: cases whose measured call is stateful or "]
-    out += ["whose result is unused; n/a: the mutant changed nothing in the output):", ""]
+    out += [
+        "",
+        "Kill rate per mutant kind (apart: cases whose measured call is stateful or whose",
+        "result is unused; n/a: the mutant changed nothing, or (state) the call is neither):",
+        "",
+    ]
     rows = [
         [fw, kind, *_row(summary.by_kind[(fw, kind)])]
         for fw in summary.frameworks
         for kind in _kinds(summary, fw)
     ]
     out += _md(_KIND_HEAD, rows)
-    out += ["", "Value-returning passing cases that kill every value mutant they can:", ""]
+    out += ["", "Value-returning passing cases (those output mutants were tried on) that kill"]
+    out += ["every value mutant tried on them, and every one but dtype:", ""]
     rows = []
     for fw in summary.frameworks:
-        every = summary.value_cases[(fw, "killed every value mutant")]
-        total = summary.value_cases[(fw, "all")]
-        rows.append([fw, str(every), str(total), percent(every / total if total else None)])
-    out += _md(["framework", "kill every value mutant", "value-returning cases", "share"], rows)
+        total = summary.value_cases[(fw, ALL)]
+        row = [fw, str(total)]
+        for what in (EVERY, EVERY_BUT_DTYPE):
+            n = summary.value_cases[(fw, what)]
+            row.append(f"{n} ({percent(n / total if total else None)})")
+        rows.append(row)
+    out += _md(["framework", "cases", "kill every value mutant", "every but dtype"], rows)
     out += ["", "Cases counted apart:", ""]
     out += _md(
         ["framework", "reason", "cases"],

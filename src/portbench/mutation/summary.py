@@ -17,9 +17,22 @@ from portbench_runner.mutation.run import APART, BASELINE_FAILED
 
 from ..results import CaseRecord, Outcome, RecordKind, read_results
 
-__all__ = ["KillCount", "MutationSummary", "Survivor", "percent", "status_of", "summarize"]
+__all__ = [
+    "ALL",
+    "EVERY",
+    "EVERY_BUT_DTYPE",
+    "KillCount",
+    "MutationSummary",
+    "Survivor",
+    "percent",
+    "status_of",
+    "summarize",
+]
 
 KILLED, SURVIVED, IS_APART, BASE_FAILED, NA = "killed", "survived", "apart", "baseline", "n/a"
+#: What ``value_cases`` counts: value-returning passing cases, and those that kill every
+#: value mutant they were tried with (and every one but ``dtype``).
+ALL, EVERY, EVERY_BUT_DTYPE = "all", "every value mutant", "every value mutant but dtype"
 
 
 def status_of(record: CaseRecord) -> str:
@@ -80,7 +93,7 @@ class MutationSummary:
     baselines: Counter[tuple[str, str]] = field(default_factory=Counter)
     """(framework, outcome) -> cases run unmutated."""
     value_cases: Counter[tuple[str, str]] = field(default_factory=Counter)
-    """(framework, 'all' | 'killed every value mutant') -> value-returning passing cases."""
+    """(framework, ALL | EVERY | EVERY_BUT_DTYPE) -> value-returning passing cases."""
 
     @property
     def frameworks(self) -> list[str]:
@@ -94,7 +107,7 @@ def _case_of(record: CaseRecord) -> str:
 def summarize(cell_dirs: list[Path]) -> MutationSummary:
     """The kill rates of every mutant record in ``cell_dirs`` (mutation runs' cells)."""
     out = MutationSummary()
-    value_status: dict[tuple[str, str], list[str]] = defaultdict(list)
+    value_status: dict[tuple[str, str], list[tuple[str, str]]] = defaultdict(list)
     for cell_dir in cell_dirs:
         for record in read_results(cell_dir / "results.jsonl", RecordKind.MUTANT).records:
             if record.mutant is None:
@@ -111,10 +124,13 @@ def summarize(cell_dirs: list[Path]) -> MutationSummary:
             if status == SURVIVED:
                 out.survivors.append(Survivor(fw, _case_of(record), kind, record.mutant.note or ""))
             if kind in VALUE_KINDS and status in (KILLED, SURVIVED):
-                value_status[(fw, _case_of(record))].append(status)
+                value_status[(fw, _case_of(record))].append((kind, status))
     for (fw, _), statuses in value_status.items():
-        out.value_cases[(fw, "all")] += 1
-        out.value_cases[(fw, "killed every value mutant")] += SURVIVED not in statuses
+        out.value_cases[(fw, ALL)] += 1
+        out.value_cases[(fw, EVERY)] += all(status == KILLED for _, status in statuses)
+        out.value_cases[(fw, EVERY_BUT_DTYPE)] += all(
+            status == KILLED for kind, status in statuses if kind != "dtype"
+        )
     out.survivors.sort(key=lambda s: (s.framework, s.case, MUTANT_KINDS.index(s.kind)))
     return out
 
