@@ -255,10 +255,8 @@ def swept_binary(
     # check_swept takes the tolerance from the output's dtype, so the dtype is checked first:
     # a comparison gives bool, integer ops NumPy's dtype on the same integers, float ops the
     # inputs' own (a mutation run found dtype changes passing here).
-    if expected.dtype == bool or dtype in ("bool", *INTS):
-        want = expected.dtype.name
-    else:
-        want = dtype
+    exact_op = expected.dtype == bool or dtype in ("bool", *INTS)
+    want = expected.dtype.name if exact_op else dtype
     got = out_dtype(ctx, out)
     ctx.check(got == want, f"{dtype} inputs gave a {got} output, not {want}", "type")
     check_swept(ctx, out, expected, scale)
