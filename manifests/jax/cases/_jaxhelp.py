@@ -523,6 +523,11 @@ def reduction_flags(
         jflags = flags
     out = ctx.measure(ctx.compiled(lambda v: jfn(v, **jflags)), arr)
     expected = np.asarray(nfn(exact, **flags))
+    if expected.dtype == bool:
+        # A truth reduction gives bool whatever it reduces; check_swept would compare an
+        # int32 output's values only (a mutation run found one passing).
+        got = out_dtype(ctx, out)
+        ctx.check(got == "bool", f"a truth reduction gave a {got} output, not bool", "type")
     reduced = (
         int(np.prod(shape))
         if flags["axis"] is None
