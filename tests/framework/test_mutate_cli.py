@@ -169,3 +169,11 @@ def test_ingest_refuses_a_mutation_run(mutated: tuple[Path, Path], tmp_path: Pat
     with duckdb.connect(str(store), read_only=True) as con:
         count = con.execute("SELECT count(*) FROM records").fetchone()
     assert count is not None and count[0] == 3
+    # The report counts the cell's records only, and shows the kill rates in a table of
+    # their own.
+    report = _portbench(home, "report", "--no-study", "--out", str(tmp_path / "report"))
+    assert report.returncode == 0, report.stdout + report.stderr
+    assert "1 portbench cells" in report.stdout
+    table = json.loads((tmp_path / "report" / "tables" / "mutation.json").read_text())
+    text = json.dumps(table)
+    assert '"float"' in text and '"raise"' in text and "4 survivors" in text

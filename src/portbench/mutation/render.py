@@ -11,7 +11,7 @@ from portbench_runner.mutation import MUTANT_KINDS
 
 from .summary import ALL, EVERY, EVERY_BUT_DTYPE, KillCount, MutationSummary, percent
 
-__all__ = ["kind_table", "markdown", "summary_json"]
+__all__ = ["kind_table", "markdown", "report_table", "summary_json"]
 
 SURVIVORS_SHOWN = 200
 
@@ -143,3 +143,19 @@ def summary_json(summary: MutationSummary) -> dict[str, Any]:
             for (fw, w), n in sorted(summary.value_cases.items())
         ],
     }
+
+
+def report_table(summary: MutationSummary) -> Any:
+    """The kill rate per framework and mutant kind as a table of ``portbench report``."""
+    from ..report.tables import Table
+
+    rows = [
+        [fw, kind, *_row(summary.by_kind[(fw, kind)])]
+        for fw in summary.frameworks
+        for kind in _kinds(summary, fw)
+    ]
+    note = (
+        f"{len(summary.survivors)} survivors, listed with their cases in each mutation run's "
+        "kill-rates.md (docs/mutation.md)"
+    )
+    return Table("mutation", "Mutation kill rates (portbench mutate)", _KIND_HEAD, rows, note)
