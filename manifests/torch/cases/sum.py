@@ -158,6 +158,10 @@ def sum_forms(ctx, form):
         out, expected = ctx.measure(torch.sum, ctx.put(np.array(3.5, "float32"))), 3.5
     else:
         out, expected = ctx.measure(lambda t: t.sum(dim=2), x), ref.sum(2)
+    # Every form sums float32 in float32 but dtype-arg's (a mutation run found a changed
+    # dtype passing the value check alone).
+    want = torch.float64 if form == "dtype-arg" else torch.float32
+    ctx.check(out.dtype == want, f"the {form} form gave {out.dtype}, not {want}", "type")
     ctx.check_close(out, expected, rtol=1e-6, atol=1e-6)
 
 
