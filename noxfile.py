@@ -92,6 +92,22 @@ def census(session: nox.Session, framework: str, accelerator: str) -> None:
 
 @nox.session(python=PYTHON, default=False)
 @nox.parametrize(("framework", "accelerator"), CELLS)
+def mutate(session: nox.Session, framework: str, accelerator: str) -> None:
+    """Kill rates of one cell's checks against mutants (-- --functions, --kinds, --profile)."""
+    _install(session)
+    session.run(
+        "portbench",
+        "mutate",
+        "--framework",
+        framework,
+        "--accelerator",
+        accelerator,
+        *session.posargs,
+    )
+
+
+@nox.session(python=PYTHON, default=False)
+@nox.parametrize(("framework", "accelerator"), CELLS)
 def image(session: nox.Session, framework: str, accelerator: str) -> None:
     """Build (or reuse) the pinned image of one cell (-- --profile P)."""
     _install(session)

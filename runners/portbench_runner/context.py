@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import contextlib
+import sys
 from typing import Any, Callable, Dict, Iterator, List, Optional, Tuple, cast
 
 from . import checks, fallback, prediction
@@ -89,6 +90,13 @@ class Context:
         self._looks_found: Optional[Dict[str, Dict[str, Any]]] = None
         self._look_platforms: Tuple[str, ...] = ()
         self._rng: Any = None
+        #: A mutation run's mutator (``mutation.apply.Mutator``): it wraps the measured call
+        #: or changes its output; None in every other run.
+        self.mutator: Any = None
+        #: What a mutation run learns of the measured call: ``warm`` as the case asked for it
+        #: and the code and line that called ``measure`` (to read whether its result is used).
+        self.measured_warm: Optional[bool] = None
+        self.measure_site: Optional[Tuple[Any, int]] = None
 
     @property
     def stage(self) -> str:
@@ -186,14 +194,19 @@ class Context:
             raise CaseBug("ctx.measure was called twice in one case; time one call per case")
         self.stage = "call"
         adapter = self._adapter
+        mutator = self.mutator
+        call = lambda: fn(*args, **kwargs)  # noqa: E731
+        if mutator is not None:
+            caller = sys._getframe(1)
+            self.measure_site = (caller.f_code, caller.f_lineno)
+            self.measured_warm = warm
+            call = mutator.call(fn, args, kwargs)
         before = self._probe(adapter.before_call)
         settings = adapter.prediction
         # A predicted cell's timings say nothing of the target: the cold call only.
         warm = warm and not self._cold_only and settings is None
         try:
-            output, timing = time_call(
-                lambda: fn(*args, **kwargs), adapter.sync, self._timing_settings, warm=warm
-            )
+            output, timing = time_call(call, adapter.sync, self._timing_settings, warm=warm)
         except Exception as exc:
             raise StageFailure("call", exc) from exc
         self.timing = timing
@@ -212,6 +225,9 @@ class Context:
             and adapter.fallback_settings.get("mode") == "fail"
         ):
             raise FallbackDetected(_fallback_summary(self.evidence))
+        if mutator is not None:
+            # After the placement checks: a mutant is a wrong answer, not a misplaced one.
+            output = mutator.output(output)
         self.stage = "check"
         if self._keep_output:
             self._keep(output)

@@ -244,6 +244,8 @@ class Worker:
         self.pipe_fd = pipe_fd
         self.adapter: Any = None
         self._cpu_adapter: Any = None
+        # A mutation run's state (its baselines), made on its first case.
+        self._mutation: Any = None
         # The warm-phase cap the supervisor sent with the case being run (a cell budget).
         self._warm_cap_s: Optional[float] = None
 
@@ -382,6 +384,9 @@ class Worker:
         if spec is None:
             message = f"case {case.name!r} is not registered by {function.case_file}"
             return CaseResult(Outcome.ERROR, error=ErrorInfo("LookupError", message))
+        if self.plan.is_mutation:
+            mutant: CaseResult = self._mutation_runner().run(spec, case, on_stage)
+            return mutant
         result = self._execute(self.adapter, spec, ctx)
         if self.plan.differential and result.outcome in (Outcome.PASS, Outcome.FAIL):
             if on_stage is not None:
@@ -408,6 +413,13 @@ class Worker:
 
         siblings = tuple(fold(s) for s in settings.sibling_settings())
         return replace(fold(settings), siblings=siblings)
+
+    def _mutation_runner(self) -> Any:
+        if self._mutation is None:
+            from .mutation.run import MutationRunner
+
+            self._mutation = MutationRunner(self)
+        return self._mutation
 
     def _with_measurement(self, result: CaseResult, ctx: Context) -> CaseResult:
         """``result`` with the context's timing and evidence, each read as the contract

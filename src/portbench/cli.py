@@ -31,6 +31,7 @@ COMMAND_MODULES = (
     "portbench.commands.node",
     "portbench.commands.cloud",
     "portbench.commands.validate",
+    "portbench.mutation.commands",
     "portbench.census.commands",
     "portbench.images.commands",
     "portbench.report.commands",

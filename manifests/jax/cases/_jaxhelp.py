@@ -173,7 +173,15 @@ def binary(
     out = ctx.measure(f, a_arr, b_arr)
     expected = ref(a_exact, b_exact)
     if dtype in ("bool", "int8", "int16", "int32", "int64", "uint8"):
-        ctx.check_equal(out, expected.astype(np.asarray(ctx.to_numpy(out)).dtype))
+        # NumPy's integer (or bool) reference on the same exact integers has the dtype the
+        # op should give (int8 + int8 is int8, a comparison bool): checked, not cast to the
+        # output's. A float reference leaves the dtype to the caller (ge checks bool itself).
+        expected = np.asarray(expected)
+        name = out_dtype(ctx, out)
+        if expected.dtype.kind in "biu":
+            want = expected.dtype.name
+            ctx.check(name == want, f"{dtype} inputs gave a {name} output, not {want}", "type")
+        ctx.check_equal(out, expected.astype(name))
     else:
         r = TRANSCENDENTAL_RTOL.get(dtype, 1e-5) if rtol is None else rtol
         ctx.check_close(out, expected, rtol=r, atol=r)
@@ -243,7 +251,15 @@ def swept_binary(
     b_shape = shape[-1:] if broadcast else shape
     b_arr, b_exact = placed(ctx, draw(ctx, b_shape, dtype, lo, hi), dtype)
     out = ctx.measure(ctx.in_mode(mode, fn), a_arr, b_arr)
-    check_swept(ctx, out, ref(a_exact, b_exact), scale)
+    expected = np.asarray(ref(a_exact, b_exact))
+    # check_swept takes the tolerance from the output's dtype, so the dtype is checked first:
+    # a comparison gives bool, integer ops NumPy's dtype on the same integers, float ops the
+    # inputs' own (a mutation run found dtype changes passing here).
+    exact_op = expected.dtype == bool or dtype in ("bool", *INTS)
+    want = expected.dtype.name if exact_op else dtype
+    got = out_dtype(ctx, out)
+    ctx.check(got == want, f"{dtype} inputs gave a {got} output, not {want}", "type")
+    check_swept(ctx, out, expected, scale)
     return out
 
 
@@ -263,9 +279,13 @@ def swept_exact(ctx, fn, ref, dtype, mode, shape=(4, 6, 5), lo=0, hi=9, keeps_dt
     arr, exact = placed(ctx, draw(ctx, shape, dtype, lo, hi), dtype)
     out = ctx.measure(ctx.in_mode(mode, fn), arr)
     name = out_dtype(ctx, out)
-    if keeps_dtype:
-        ctx.check(name == dtype, f"{dtype} input gave {name}", "type")
-    ctx.check_equal(out, np.asarray(ref(exact)).astype(name))
+    expected = np.asarray(ref(exact))
+    # The output's dtype is checked, never taken from it: the input's where the op keeps it,
+    # else the reference's (a truth reduction gives bool; a mutation run found an int32
+    # output passing when the reference was cast to it).
+    want = dtype if keeps_dtype else expected.dtype.name
+    ctx.check(name == want, f"{dtype} input gave {name}, not {want}", "type")
+    ctx.check_equal(out, expected.astype(name))
     return out
 
 
@@ -503,6 +523,11 @@ def reduction_flags(
         jflags = flags
     out = ctx.measure(ctx.compiled(lambda v: jfn(v, **jflags)), arr)
     expected = np.asarray(nfn(exact, **flags))
+    if expected.dtype == bool:
+        # A truth reduction gives bool whatever it reduces; check_swept would compare an
+        # int32 output's values only (a mutation run found one passing).
+        got = out_dtype(ctx, out)
+        ctx.check(got == "bool", f"a truth reduction gave a {got} output, not bool", "type")
     reduced = (
         int(np.prod(shape))
         if flags["axis"] is None

@@ -24,7 +24,9 @@ def all_numbers(ctx, dtype="float32"):
     import jax.numpy as jnp
 
     x = np.array([[1, 2, 0], [3, 4, 5]], dtype=dtype)
-    ctx.check_equal(ctx.measure(jnp.all, ctx.put(x), axis=1), [False, True])
+    out = ctx.measure(jnp.all, ctx.put(x), axis=1)
+    ctx.check(str(out.dtype) == "bool", f"jnp.all gave {out.dtype}, not bool", "type")
+    ctx.check_equal(out, [False, True])
 
 
 @case("empty-is-true")

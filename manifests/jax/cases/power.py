@@ -56,6 +56,10 @@ def power_dtypes(ctx, dtype, mode):
     )
     exp, exp_h = placed(ctx, draw(ctx, (12,), dtype, 0 if ints else -2, 4 if ints else 2), dtype)
     out = ctx.measure(ctx.in_mode(mode, jnp.power), base, exp)
+    # Same-dtype operands keep their dtype; checked first, since check_swept takes its
+    # tolerance from the output's dtype (a mutation run found dtype changes passing).
+    got = str(out.dtype)
+    ctx.check(got == dtype, f"{dtype} operands gave a {got} output", "type")
     check_swept(ctx, out, np.power(base_h, exp_h), scale=4.0)
 
 

@@ -26,6 +26,8 @@ def reshape_values(ctx, dtype, shape, new, mode="eager"):
     put = ctx.put(x, dtype=dtype)
     expected = ctx.to_numpy(put).reshape(new)  # bfloat16 values as placed, reshaped
     out = ctx.measure(fn, put)
+    # reshape moves values, never converts them (a changed dtype passed the value check).
+    ctx.check(out.dtype.name == dtype, f"reshape gave {out.dtype.name}, not {dtype}", "type")
     ctx.check_equal(out, expected)
 
 
@@ -54,6 +56,7 @@ def reshape_grad(ctx):
         return tape.gradient(y, x)
 
     out = ctx.measure(grad)
+    ctx.check(out.dtype.name == "float32", f"the gradient is {out.dtype.name}", "type")
     ctx.check_close(out, w.reshape(2, 6), dtype="float32")
 
 

@@ -122,12 +122,16 @@ def out_dtype(out):
     return getattr(dtype, "name", str(dtype))
 
 
-def check_swept(ctx, out, expected, scale=1.0):
+def check_swept(ctx, out, expected, scale=1.0, dtype=None):
     """An output against its reference by the output's own dtype: integers, bool and strings
-    exactly, floats within ``SWEEP_RTOL`` times ``scale``."""
+    exactly, floats within ``SWEEP_RTOL`` times ``scale``. ``dtype``: the output dtype the
+    op must give, checked first (the tolerance follows the output's dtype, so a wrong one
+    would otherwise pass: a mutation run found such cases)."""
     import numpy as np
 
     name = out_dtype(out)
+    if dtype is not None:
+        ctx.check(name == dtype, f"the output is {name}, not {dtype}", "type")
     if name not in SWEEP_RTOL:
         ctx.check_equal(out, np.asarray(expected).astype(name))
         return

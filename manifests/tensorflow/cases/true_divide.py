@@ -103,8 +103,15 @@ def truediv_dtypes(ctx, dtype, mode):
     )
     b, b_exact = placed(ctx, draw(ctx, (24,), dtype, 1 if ints else 0.5, 9 if ints else 3), dtype)
     out = ctx.measure(by_mode(ctx, tf.math.truediv, mode), a, b)
+    # truediv's documented result: 8- and 16-bit integers in float32, 32- and 64-bit ones
+    # in float64, floats and complex in their own dtype.
+    want = {"int8": "float32", "int16": "float32", "uint8": "float32"}.get(dtype, dtype)
+    want = {"int32": "float64", "int64": "float64"}.get(want, want)
     check_swept(
-        ctx, out, a_exact.astype("complex128" if "complex" in dtype else "float64") / b_exact
+        ctx,
+        out,
+        a_exact.astype("complex128" if "complex" in dtype else "float64") / b_exact,
+        dtype=want,
     )
 
 

@@ -45,6 +45,10 @@ def unary(ctx, fn, ref, dtype="float32", shape=(1024,), lo=-3.0, hi=3.0, compile
     f = ctx.compiled(fn) if compiled else fn
     out = ctx.measure(f, tensor)
     expected = ref(exact)
+    # Elementwise ops keep the input's dtype; checked, since values alone pass a float64
+    # result of a float32 input (a mutation run found it).
+    got = str(out.dtype).rsplit(".", 1)[-1]
+    ctx.check(got == dtype, f"{dtype} input gave a {got} output", "type")
     if dtype in ("bool", "int8", "int16", "int32", "int64", "uint8"):
         ctx.check_equal(out, expected)
     else:
@@ -146,6 +150,8 @@ NET_TOL = {"float16": 1e-2, "bfloat16": 6e-2, "float32": 1e-4, "float64": 1e-9}
 
 def close_or_equal(ctx, out, expected, dtype, scale=1.0):
     """Exact for integers and bool (wrapping like the dtype), dtype-scaled tolerance otherwise."""
+    got = str(out.dtype).rsplit(".", 1)[-1]
+    ctx.check(got == dtype, f"{dtype} input gave a {got} output", "type")
     if dtype == "bool" or dtype in ALL_INTS:
         ctx.check_equal(out, np.asarray(expected).astype(dtype))
     else:

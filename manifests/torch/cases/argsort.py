@@ -6,6 +6,13 @@ from _torchhelp import ALL_INTS, EAGER_COMPILED, FULL_FLOATS, HALF_FLOATS
 from portbench_runner.api import case, sweep
 
 
+def check_indices(ctx, out, expected):
+    """argsort's indices are int64 (a mutation run found int32 ones passing a value-only
+    check), then equal to NumPy's."""
+    ctx.check(str(out.dtype) == "torch.int64", f"argsort gave {out.dtype} indices", "type")
+    ctx.check_equal(out, expected)
+
+
 @case("float32-last-dim", dtype="float32", shape=(4, 2049))
 @case("float64-dim0", dtype="float64", shape=(513, 7), dim=0)
 @case("int32-descending", dtype="int32", shape=(1000,), descending=True)
@@ -21,6 +28,7 @@ def argsort_orders(ctx, dtype, shape, dim=-1, descending=False):
         x = ctx.rng.standard_normal(shape).astype("float32" if dtype == "bfloat16" else dtype)
     tensor = ctx.put(x, dtype=dtype)
     out = ctx.measure(torch.argsort, tensor, dim=dim, descending=descending)
+    ctx.check(str(out.dtype) == "torch.int64", f"argsort gave {out.dtype} indices", "type")
     values = ctx.to_numpy(tensor)
     # Check the order the indices produce, not the indices: ties (bfloat16) may differ.
     gathered = np.take_along_axis(values, ctx.to_numpy(out), axis=dim)
@@ -42,7 +50,7 @@ def argsort_stable(ctx):
         ctx.skip(f"torch.argsort has no stable= argument before 1.13 (this is {ctx.version})")
     x = np.array([3, 1, 3, 1, 2, 3], dtype="int64")
     out = ctx.measure(torch.argsort, ctx.put(x), stable=True)
-    ctx.check_equal(out, np.argsort(x, kind="stable"))
+    check_indices(ctx, out, np.argsort(x, kind="stable"))
 
 
 # Every dtype torch.argsort orders on the CPU (complex has no order and is refused), in each
@@ -65,7 +73,7 @@ def argsort_dtypes(ctx, dtype, order, mode):
     fn = ctx.in_mode(mode, lambda t: torch.argsort(t, descending=descending))
     out = ctx.measure(fn, ctx.put(x, dtype=dtype))
     expected = np.argsort(-x.astype("float64") if descending else x.astype("float64"))
-    ctx.check_equal(out, expected)
+    check_indices(ctx, out, expected)
 
 
 @case("bool-stable-sweep")
@@ -76,7 +84,7 @@ def argsort_bool(ctx):
         ctx.skip(f"torch.argsort has no stable= argument before 1.13 (this is {ctx.version})")
     x = ctx.rng.random(97) > 0.5
     out = ctx.measure(torch.argsort, ctx.put(x), stable=True)
-    ctx.check_equal(out, np.argsort(x, kind="stable"))
+    check_indices(ctx, out, np.argsort(x, kind="stable"))
 
 
 @sweep("{form}-sweep", form=["dim0-3d", "non-contiguous", "empty", "scalar", "complex-refused"])
@@ -103,7 +111,7 @@ def argsort_forms(ctx, form):
         t, x = t.t(), x.T
         ctx.check(not t.is_contiguous(), "the input is a non-contiguous view", "other")
     out = ctx.measure(torch.argsort, t, dim=0)
-    ctx.check_equal(out, np.argsort(x, axis=0) if x.ndim else np.array(0))
+    check_indices(ctx, out, np.argsort(x, axis=0) if x.ndim else np.array(0))
 
 
 # The study's kinds of paths (issue #33): the refusals (a dim out of range; complex, which

@@ -25,6 +25,8 @@ def cat_values(ctx, dtype, dim):
         parts = [p.astype("float32") for p in parts]
     tensors = [ctx.put(p, dtype=dtype) for p in parts]
     out = ctx.measure(torch.cat, tensors, dim=dim)
+    # cat keeps its inputs' dtype (values alone pass a changed one: a mutation run found it).
+    ctx.check(str(out.dtype) == f"torch.{dtype}", f"{dtype} inputs gave {out.dtype}", "type")
     expected = np.concatenate(parts, axis=dim)
     if dtype in ("int64", "bool"):
         ctx.check_equal(out, expected)
@@ -82,7 +84,9 @@ def cat_dtypes(ctx, dtype):
 
     a, a_h = placed(ctx, draw(ctx, (3, 4), dtype, 0, 9), dtype)
     b, b_h = placed(ctx, draw(ctx, (2, 4), dtype, 0, 9), dtype)
-    ctx.check_equal(ctx.measure(torch.cat, [a, b]), np.concatenate([a_h, b_h]))
+    out = ctx.measure(torch.cat, [a, b])
+    ctx.check(str(out.dtype) == f"torch.{dtype}", f"{dtype} inputs gave {out.dtype}", "type")
+    ctx.check_equal(out, np.concatenate([a_h, b_h]))
 
 
 @sweep("{form}", form=["out", "empty-legacy", "channels-last"])

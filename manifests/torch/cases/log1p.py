@@ -56,6 +56,10 @@ def log1p_dtypes(ctx, dtype, mode):
     x, x_h = placed(ctx, draw(ctx, (257,), dtype, 0, 9), dtype)
     out = ctx.measure(ctx.in_mode(mode, torch.log1p), x)
     ref_dtype = dtype if dtype in RTOL else "float32"
+    # The dtype first: the tolerance follows it, so a float64 result of a float32 input
+    # (or an integer input not promoted to the default float) would pass unseen.
+    got = str(out.dtype).rsplit(".", 1)[-1]
+    ctx.check(got == ref_dtype, f"{dtype} input gave {got}, not {ref_dtype}", "type")
     ctx.check_close(
         out, np.log1p(x_h.astype("float64")), rtol=RTOL[ref_dtype], atol=RTOL[ref_dtype]
     )

@@ -111,6 +111,8 @@ def lt_forms(ctx, form):
         # A 0-d tensor broadcasts like a scalar and keeps the other operand's dtype.
         out = ctx.measure(torch.lt, a, ctx.put(np.array(0.5, dtype="float64")))
         expected = a_np < 0.5
+    if form != "in-place":  # lt_ keeps its float32 operand's dtype (checked above)
+        ctx.check(out.dtype == torch.bool, f"the {form} form gave {out.dtype}", "type")
     ctx.check_equal(out, expected)
 
 

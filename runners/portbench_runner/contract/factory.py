@@ -38,7 +38,7 @@ from .parts import (
     Timing,
     WorkerInfo,
 )
-from .plan import Plan
+from .plan import Plan, PlanCase
 from .provenance import MutantInfo, Prediction, Provenance
 from .records import RECORD_SCHEMA, CaseRecord, CaseResult
 
@@ -289,8 +289,16 @@ class RecordFactory:
             prediction=prediction,
             provenance=self.provenance,
             recorded_by=recorded_by,
-            mutant=result.mutant,
+            mutant=self._mutant(case, result),
         )
+
+    def _mutant(self, case: PlanCase, result: CaseResult) -> Optional[MutantInfo]:
+        """A mutation run's record names its mutant even where the worker could not (a
+        crash, a timeout, an untested function): the planned case's."""
+        if self.kind is not RecordKind.MUTANT or result.mutant is not None:
+            return result.mutant
+        kind = case.mutant or "none"
+        return MutantInfo(kind, kind)
 
     def in_this_cell(self, record: CaseRecord) -> CaseRecord:
         """``record``, of another cell of a predicted pass (``Plan.siblings``), as the record

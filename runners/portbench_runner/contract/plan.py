@@ -20,8 +20,9 @@ Plan schema history (every one stays readable):
       the lock that installs it: id and sha256); ``prediction`` (a cell that predicts a
       target instead of running on it: method, target, platform and how its CPU control
       runs); ``mutation`` (a mutation run's settings: its records are mutants, never
-      results); ``timing.mode`` may be ``none`` (outcomes and cold calls only). Case and
-      function names are bounded (``MAX_NAME_CHARS``).
+      results, and each planned case names the ``mutant`` it applies); ``timing.mode``
+      may be ``none`` (outcomes and cold calls only). Case and function names are bounded
+      (``MAX_NAME_CHARS``).
 A newer schema is refused with one sentence.
 """
 
@@ -84,6 +85,9 @@ class PlanCase:
     change though its file did."""
     dtype: Optional[str] = None
     """Census cases: the dtype the entry runs in."""
+    mutant: Optional[str] = None
+    """Mutation runs: the mutant kind this planned run of case ``name`` applies (``none``:
+    the case unmutated, planned before its mutants)."""
 
     def __post_init__(self) -> None:
         _bounded_name(self.name, "case name")
@@ -99,6 +103,7 @@ class PlanCase:
             f.opt_number("timeout_s", nonneg=True),
             f.opt_text("code_sha256", 64),
             f.opt_text("dtype", 80),
+            f.opt_text("mutant", 80),
         )
 
     def to_json(self) -> JSONObject:
@@ -108,6 +113,8 @@ class PlanCase:
             out["code_sha256"] = self.code_sha256
         if self.dtype is not None:
             out["dtype"] = self.dtype
+        if self.mutant is not None:
+            out["mutant"] = self.mutant
         return out
 
 

@@ -11,8 +11,11 @@ from typing import Any
 
 from rich.console import Console
 
-from ..errors import ResultsError
-from ..paths import project_root, state_dir
+from portbench_runner.contract import Plan
+
+from ..errors import PlanError, ResultsError
+from ..paths import project_root, results_dir, state_dir
+from ..plan import read_any_plan
 from ..writable import require_writable
 from .census import census_tables, is_census
 from .census_html import write_census_html
@@ -173,6 +176,32 @@ def all_tables(cells: list[Cell]) -> list[Table]:
     ]
 
 
+def mutation_tables(runs: list[Path | str], with_reference: bool = False) -> list[Table]:
+    """The kill rates of the mutation runs among ``runs`` (none: results/), a table of
+    their own: their records are never results (issue 33)."""
+    from ..mutation.render import report_table
+    from ..mutation.summary import summarize
+    from .load import REFERENCE, find_cells
+
+    paths = [run_argument(str(run))[0] for run in runs] or [results_dir()]
+    found = find_cells([p for p in paths if p.exists()])
+    if not runs and not with_reference:
+        found = [c for c in found if REFERENCE not in c.relative_to(results_dir()).parts[:1]]
+    cells = [c for c in found if _is_mutation(c)]
+    if not cells:
+        return []
+    table: Table = report_table(summarize(cells))
+    return [table]
+
+
+def _is_mutation(cell: Path) -> bool:
+    try:
+        plan = read_any_plan(cell / "plan.json")
+    except PlanError:
+        return False
+    return isinstance(plan, Plan) and plan.is_mutation
+
+
 def load_labelled(runs: list[Path | str], with_reference: bool = False) -> list[Cell]:
     """The cells of ``runs`` (``RUN_DIR`` or ``RUN_DIR=LABEL``; none: results/), each once."""
     if not runs:
@@ -226,7 +255,11 @@ def build_report(
     cells = [c for c in cells if not is_census(c)]
     ours -= len(censuses)
     census = census_tables(censuses)
-    tables = all_tables(cells) + predicted_tables(predicted, cells)
+    tables = (
+        all_tables(cells)
+        + predicted_tables(predicted, cells)
+        + mutation_tables(runs, with_reference)
+    )
     written: list[Path] = []
     for table in tables + census:
         written += write_files(table, out / "tables")

@@ -105,6 +105,7 @@ class CellWriter:
         self._lock.__enter__()
         try:
             previous = read_results(self.results_path, self.kind)
+            self._refuse_other_kind()
             foreign = next((r.cell for r in previous.records if r.cell != self.cell_id), None)
             if foreign is not None:
                 raise UsageError(
@@ -132,6 +133,16 @@ class CellWriter:
             digest.update(b"\n")
             size += 1
         self.ledger = Ledger(digest, size)
+
+    def _refuse_other_kind(self) -> None:
+        """A mutation run's records and a cell's results never share a file (issue 33)."""
+        other = RecordKind.CASE if self.kind is RecordKind.MUTANT else RecordKind.MUTANT
+        if read_results(self.results_path, other).records:
+            raise UsageError(
+                f"{self.results_path} holds {other.value} records and this plan writes "
+                f"{self.kind.value} records; a mutation run and a cell's results never share "
+                "a cell directory, so give this run its own"
+            )
 
     def __exit__(
         self,

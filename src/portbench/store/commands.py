@@ -14,6 +14,8 @@ from typing import Any
 from rich.console import Console
 from rich.markup import escape
 
+from portbench_runner.contract import Plan
+
 from ..errors import UsageError
 from ..paths import project_root, results_dir
 from ..report.load import find_cells
@@ -138,6 +140,12 @@ def _ingest(args: argparse.Namespace) -> int:
     for path in paths:
         if not os.path.lexists(path):
             raise UsageError(f"{path} does not exist; name run directories, archives or exports")
+    for path in args.paths:
+        if path.is_dir() and _mutation_only(path):
+            raise UsageError(
+                f"{path} is a mutation run (portbench mutate): its records are never results, "
+                "so it is not ingested; name the cells' own run directories"
+            )
     if args.export is not None:
         require_writable(args.export, "pass --export a folder you can write")
     require_writable(store.parent, "pass --store a file in a folder you can write")
@@ -171,6 +179,24 @@ def _ingest(args: argparse.Namespace) -> int:
     elapsed = time.perf_counter() - started
     console.print(f"store: {escape(str(store))} ({records} record(s) read in {elapsed:.1f} s)")
     return 0
+
+
+def _mutation_only(path: Path) -> bool:
+    """Whether every cell under ``path`` is a mutation run's (and there is one)."""
+    from ..errors import PlanError
+    from ..plan import read_any_plan
+
+    cells = [c for c in find_cells([path]) if (c / "plan.json").is_file()]
+    if not cells:
+        return False
+    for cell in cells:
+        try:
+            plan = read_any_plan(cell / "plan.json")
+        except PlanError:
+            return False
+        if not (isinstance(plan, Plan) and plan.is_mutation):
+            return False
+    return True
 
 
 def _print(console: Console, summary: IngestSummary) -> None:
