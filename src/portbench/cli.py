@@ -38,6 +38,7 @@ COMMAND_MODULES = (
     "portbench.store.commands",
     "portbench.scoreboard.commands",
     "portbench.scan.commands",
+    "portbench.sweep.commands",
 )
 
 
