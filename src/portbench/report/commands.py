@@ -28,6 +28,7 @@ from .study import default_archive, import_study, study_cells_dir
 from .study_latency import published_latency, study_quantity_beside
 from .tables import Table, cpu_too, curation, failures, portability, provenance, strata
 from .terminal import print_tables
+from .versions import release_tables
 
 __all__ = ["build_report", "register"]
 
@@ -153,6 +154,7 @@ def all_tables(cells: list[Cell]) -> list[Table]:
         study_quantity_beside(cells),
         generation_pairs(cells),
         *version_tables(cells),
+        *release_tables(cells),
         *latency,
         curation(cells),
         provenance(cells),
