@@ -4,7 +4,8 @@ Two grains: a *case* of a function (the manifests' cases, the study's sub-tests)
 one call of one API fared on one accelerator and release; an *operator* of a census says how
 one operator fared in one dtype. Each piece carries its kind: ``observed`` (it ran on the
 device), ``predicted`` (what the device would do, learned without it) or ``declared`` (a
-kernel registry or a database says so). Kinds are never merged: a verdict is reached from
+kernel registry or a database says so): the contract's :class:`EvidenceKind`, read from
+each typed record. Kinds are never merged: a verdict is reached from
 one kind at a time, and the others are reported beside it.
 
 A source is anything with the three methods of :class:`EvidenceSource`: today the run
@@ -17,8 +18,9 @@ from __future__ import annotations
 import re
 from collections.abc import Iterable
 from dataclasses import dataclass
-from enum import Enum
-from typing import Any, Protocol
+from typing import Protocol
+
+from portbench_runner.contract import EvidenceKind
 
 __all__ = [
     "CaseEvidence",
@@ -27,31 +29,7 @@ __all__ = [
     "OperatorEvidence",
     "case_dtype",
     "public_release",
-    "record_kind",
 ]
-
-
-class EvidenceKind(str, Enum):
-    """How a record knows what it says (DESIGN.md's glossary). Kept here until the
-    contract module of issue 26 defines it for every reader; then this is an import."""
-
-    OBSERVED = "observed"
-    PREDICTED = "predicted"
-    DECLARED = "declared"
-
-
-def record_kind(record: dict[str, Any]) -> EvidenceKind:
-    """The kind of one record as read: its ``evidence_kind`` field where it has one (the
-    predicted and declared records of issue 30), else observed (every record so far ran
-    on its device)."""
-    raw = record.get("evidence_kind")
-    if raw is None:
-        evidence = record.get("evidence")
-        raw = evidence.get("kind") if isinstance(evidence, dict) else None
-    try:
-        return EvidenceKind(raw) if raw is not None else EvidenceKind.OBSERVED
-    except ValueError:
-        return EvidenceKind.OBSERVED
 
 
 DTYPES = (

@@ -626,7 +626,11 @@ def build_map(framework: str) -> Dict[str, Any]:
     started = time.perf_counter()
     enumeration = enumerate_framework(framework, import_submodules=True, import_timeout_s=30.0)
     table = ApiTable(framework)
-    table.add_enumeration(enumeration["names"])
+    rows = enumeration.get("names")
+    # The enumeration is free-form JSON (dict[str, object]): narrowed here, where it is read.
+    table.add_enumeration(
+        [row for row in rows if isinstance(row, dict)] if isinstance(rows, list) else []
+    )
     table.add_members()
     table.add_modules_and_attributes()
     walked = time.perf_counter()

@@ -1,12 +1,10 @@
 """Evidence from run directories, and the names the manifests curate.
 
-Cells are read through the typed results layer (:mod:`portbench.results`): no link
-followed, lines bounded, every record checked field by field (``CaseRecord``). The JSON
-schema pass that ``report`` adds is left out here (``validate=False``): a scan reads a
-record's outcome, category and message, which the typed reader checks already, and the
-schema pass is most of the time a scan of a results folder would take. Imported study
-cells (``portbench import-study``) are read by the report's own reader of study records;
-census cells by the report's census reader (support per operator and dtype).
+Cells are read as the report reads them (:func:`portbench.report.load.load_cell`): plan and
+env through the contract's typed documents, records through the typed results layer (no
+link followed, lines bounded, every record checked field by field). Each record says its
+own evidence kind (``CaseRecord.evidence_kind``; a study record is observed); a census
+cell's pairs take the one kind of its records. A mutation run's cells are never evidence.
 
 The manifests name functions as their framework's users write them (``tf.nn.relu``); the
 scanner resolves ``import tensorflow as tf`` to ``tensorflow.nn.relu``: names are
@@ -19,18 +17,23 @@ import tomllib
 from collections.abc import Iterable
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+
+from portbench_runner.contract import (
+    CaseRecord,
+    Category,
+    EvidenceKind,
+    Plan,
+    StudyRecord,
+)
 
 from ..errors import ResultsError, UsageError
 from ..manifest import FRAMEWORKS
 from ..paths import manifests_dir
-from ..plan import PLAN_SCHEMA
 from ..report.census import census_cases, is_census
-from ..report.load import ENV_SCHEMA, Cell, find_cells, load_cell
-from ..results import read_document, read_results
-from .evidence import CaseEvidence, EvidenceKind, OperatorEvidence, public_release, record_kind
+from ..report.load import Cell, find_cells, load_cell
+from .evidence import CaseEvidence, OperatorEvidence, public_release
 
-__all__ = ["ManifestNames", "RunDirectories", "scanner_name"]
+__all__ = ["CellEvidence", "ManifestNames", "RunDirectories", "record_kind", "scanner_name"]
 
 #: How the manifests and the study abbreviate a framework's root module.
 ABBREVIATIONS = {"tf.": "tensorflow.", "np.": "numpy."}
@@ -38,6 +41,8 @@ ABBREVIATIONS = {"tf.": "tensorflow.", "np.": "numpy."}
 SOFT_PLACEMENT = "study-soft"
 #: Characters of a failure message kept per case.
 MESSAGE_CHARS = 300
+#: Census case ids (``census:<operator>::<dtype>``): operator-level, never a function's case.
+CENSUS_PREFIX = "census:"
 
 
 def scanner_name(name: str) -> str:
@@ -48,64 +53,53 @@ def scanner_name(name: str) -> str:
     return name
 
 
-def _message(record: dict[str, Any]) -> str:
-    error = record.get("error")
+def record_kind(record: CaseRecord | StudyRecord) -> EvidenceKind:
+    """The evidence kind of one record: its own (schema 4 says it; absent, observed); the
+    study's published results ran on their devices (observed)."""
+    return record.evidence_kind if isinstance(record, CaseRecord) else EvidenceKind.OBSERVED
+
+
+def _message(record: CaseRecord | StudyRecord) -> str:
     text = ""
-    if isinstance(error, dict):
-        kind, message = str(error.get("type") or ""), str(error.get("message") or "")
-        kind = kind.removeprefix("builtins.")
+    error = record.error
+    if error is not None:
+        kind, message = (error.type or "").removeprefix("builtins."), error.message or ""
         head = message.split(":", 1)[0]
         # Study messages start with the exception's own name (often qualified): once is enough.
         named = head.rsplit(".", 1)[-1] == kind or message.startswith(kind)
         text = f"{kind}: {message}" if kind and not named else message
-    text = text or str(record.get("reason") or "")
+    text = text or record.reason or ""
     line = next((ln.strip() for ln in text.splitlines() if ln.strip()), "")
     return line[:MESSAGE_CHARS]
 
 
-@dataclass
-class RunDirectories:
-    """Every cell under the given folders (run directories, cell directories, folders of
-    runs), read once on first use."""
+def _skipped(cell: Cell) -> str:
+    """The sentence the results layer gives for a cell's unreadable lines ('' if none)."""
+    if not cell.unreadable_lines:
+        return ""
+    return (
+        f"{cell.path / 'results.jsonl'}: {cell.unreadable_lines} line(s) skipped as "
+        f"unreadable ({'; '.join(cell.problems)}); their cases count as not recorded"
+    )
 
-    paths: list[Path]
+
+@dataclass
+class CellEvidence:
+    """Evidence of typed cells (the report's :class:`Cell`, from run directories or a
+    store), by framework: function-level cases and census operators, each piece with its
+    kind, and the (accelerator, release) pairs every cell holds."""
+
     _cases: dict[str, list[CaseEvidence]] = field(default_factory=dict)
     _operators: dict[str, list[OperatorEvidence]] = field(default_factory=dict)
+    _held: dict[str, set[tuple[str, str]]] = field(default_factory=dict)
     problems: list[str] = field(default_factory=list)
     cells: int = 0
-    _loaded: bool = False
 
-    def describe(self) -> str:
-        names = ", ".join(str(p) for p in self.paths) or "no folder"
-        return f"run directories ({names}): {self.cells} cell(s)"
-
-    def cases(self, framework: str, functions: Iterable[str] | None = None) -> list[CaseEvidence]:
-        self._load()
-        return list(self._cases.get(framework, ()))
-
-    def operators(
-        self, framework: str, operators: Iterable[str] | None = None
-    ) -> list[OperatorEvidence]:
-        self._load()
-        return list(self._operators.get(framework, ()))
-
-    def _load(self) -> None:
-        if self._loaded:
-            return
-        self._loaded = True
-        existing = [p for p in self.paths if p.exists()]
-        for path in find_cells(existing) if existing else []:
-            try:
-                self._load_cell(path)
-            except ResultsError as exc:
-                self.problems.append(str(exc))
-
-    def _load_cell(self, path: Path) -> None:
-        plan = read_document(path / "plan.json", "plan", schema_max=PLAN_SCHEMA)
-        env = read_document(path / "env.json", "env", schema_max=ENV_SCHEMA)
-        source = plan or env or {}
-        cell_id = str(source.get("cell") or "")
-        parts = cell_id.split("/")
+    def add(self, cell: Cell, cases: bool = True, operators: bool = True) -> None:
+        """Read ``cell``'s evidence: its cases (``cases``), its census pairs (``operators``)."""
+        if isinstance(cell.plan, Plan) and cell.plan.is_mutation:
+            return  # a mutation run's records are never results (issue 33)
+        parts = cell.cell_id.split("/")
         if len(parts) != 3 or parts[0] not in FRAMEWORKS:
             return
         framework, accelerator, profile = parts
@@ -113,84 +107,51 @@ class RunDirectories:
             # TensorFlow's soft-placement runs of the study let ops leave the device: never
             # a device's outcome (the report keeps them apart for the same reason).
             return
-        release = public_release(str((env or {}).get("framework_version") or ""))
+        if cell.plan is None and cell.plan_problem:
+            self.problems.append(cell.plan_problem)
+        if skipped := _skipped(cell):
+            self.problems.append(skipped)
+        release = public_release(cell.env.framework_version if cell.env is not None else "")
         self.cells += 1
-        backend = {(plan or {}).get("backend"), (env or {}).get("backend")}
-        if "study" in backend:
-            self._study(load_cell(path), framework, accelerator, release)
-            return
-        read = read_results(path / "results.jsonl", validate=False)
-        if read.skipped:
-            self.problems.append(read.summary(path / "results.jsonl"))
-        records = read.dicts()
-        where = str(path)
-        if isinstance((plan or {}).get("census"), dict):
-            self._census(path, plan, env, records, framework, accelerator, release)
-            return
-        out = self._cases.setdefault(framework, [])
-        for record in records:
-            if str(record.get("case", "")).startswith("census:"):
-                continue
-            reference = record.get("cpu_reference")
-            out.append(
-                CaseEvidence(
-                    framework=framework,
-                    function=scanner_name(str(record.get("function", ""))),
-                    case=str(record.get("case", "")),
-                    accelerator=str(record.get("accelerator") or accelerator),
-                    release=release,
-                    kind=record_kind(record),
-                    outcome=str(record.get("outcome", "")),
-                    category=record.get("category"),
-                    fallback=isinstance(record.get("evidence"), dict)
-                    and record["evidence"].get("fallback") is True,
-                    message=_message(record),
-                    source=where,
-                    fails_on_cpu=isinstance(reference, dict)
-                    and reference.get("outcome") == "fail"
-                    and record.get("outcome") == "fail",
-                )
-            )
+        self._held.setdefault(framework, set()).add((accelerator, release))
+        if is_census(cell):
+            if operators:
+                self._census(cell, framework, accelerator, release)
+        elif cases:
+            self._function_cases(cell, framework, accelerator, release)
 
-    def _study(self, cell: Cell, framework: str, accelerator: str, release: str) -> None:
+    def _function_cases(self, cell: Cell, framework: str, accelerator: str, release: str) -> None:
         out = self._cases.setdefault(framework, [])
+        where = str(cell.path)
         for record in cell.records:
             # The study's harness failing is not the framework failing: no evidence.
-            if record.get("category") == "harness":
+            if record.category is Category.HARNESS or record.case.startswith(CENSUS_PREFIX):
                 continue
+            study = isinstance(record, StudyRecord)
+            # Two test files of the study can hold a test of one name: its key is unique.
+            case = record.key if isinstance(record, StudyRecord) else record.case
             out.append(
                 CaseEvidence(
                     framework=framework,
-                    function=scanner_name(str(record.get("function", ""))),
-                    case=str(record.get("study_key") or record.get("case", "")),
-                    accelerator=accelerator,
+                    function=scanner_name(record.function),
+                    case=case,
+                    accelerator=accelerator if study else (record.accelerator or accelerator),
                     release=release,
-                    kind=EvidenceKind.OBSERVED,
-                    outcome=str(record.get("outcome", "")),
-                    category=record.get("category"),
-                    fallback=False,
+                    kind=record_kind(record),
+                    outcome=record.outcome.value,
+                    category=record.category.value if record.category is not None else None,
+                    fallback=record.fallback_marked,
                     message=_message(record),
-                    source=str(cell.path),
+                    source=where,
+                    fails_on_cpu=record.fails_on_cpu,
                 )
             )
 
-    def _census(
-        self,
-        path: Path,
-        plan: dict[str, Any] | None,
-        env: dict[str, Any] | None,
-        records: list[dict[str, Any]],
-        framework: str,
-        accelerator: str,
-        release: str,
-    ) -> None:
-        cell = Cell(path, "", framework, accelerator, "", plan, env, [], records)
-        if not is_census(cell):
-            return
+    def _census(self, cell: Cell, framework: str, accelerator: str, release: str) -> None:
         # A cell is observed or predicted as a whole (issue 30 makes predicted cells).
-        kinds = {record_kind(r) for r in records}
+        kinds = {record_kind(r) for r in cell.records}
         if len(kinds) > 1:
-            self.problems.append(f"{path}: records of several evidence kinds; cell left out")
+            self.problems.append(f"{cell.path}: records of several evidence kinds; cell left out")
             return
         kind = kinds.pop() if kinds else EvidenceKind.OBSERVED
         out = self._operators.setdefault(framework, [])
@@ -205,9 +166,52 @@ class RunDirectories:
                     kind=kind,
                     support=case.support,
                     message=case.message,
-                    source=str(path),
+                    source=str(cell.path),
                 )
             )
+
+
+@dataclass
+class RunDirectories:
+    """Every cell under the given folders (run directories, cell directories, folders of
+    runs), read once on first use."""
+
+    paths: list[Path]
+    _read: CellEvidence = field(default_factory=CellEvidence)
+    _loaded: bool = False
+
+    @property
+    def problems(self) -> list[str]:
+        return self._read.problems
+
+    @property
+    def cells(self) -> int:
+        return self._read.cells
+
+    def describe(self) -> str:
+        names = ", ".join(str(p) for p in self.paths) or "no folder"
+        return f"run directories ({names}): {self.cells} cell(s)"
+
+    def cases(self, framework: str, functions: Iterable[str] | None = None) -> list[CaseEvidence]:
+        self._load()
+        return list(self._read._cases.get(framework, ()))
+
+    def operators(
+        self, framework: str, operators: Iterable[str] | None = None
+    ) -> list[OperatorEvidence]:
+        self._load()
+        return list(self._read._operators.get(framework, ()))
+
+    def _load(self) -> None:
+        if self._loaded:
+            return
+        self._loaded = True
+        existing = [p for p in self.paths if p.exists()]
+        for path in find_cells(existing) if existing else []:
+            try:
+                self._read.add(load_cell(path))
+            except ResultsError as exc:
+                self.problems.append(str(exc))
 
 
 @dataclass(frozen=True)

@@ -208,7 +208,9 @@ def _predicted_cell(root: Path, accelerator: str) -> Path:
     for line in (H100 / "results.jsonl").read_text().splitlines():
         record = json.loads(line)
         record.update(accelerator=accelerator, cell=f"torch/{accelerator}/host")
+        # The contract: a predicted record says how it was predicted.
         record["evidence_kind"] = "predicted"
+        record["prediction"] = {"method": "lowered", "target": accelerator}
         lines.append(json.dumps(record))
     (cell / "results.jsonl").write_text("\n".join(lines) + "\n")
     shutil.copy(H100 / "sessions.jsonl", cell / "sessions.jsonl")
