@@ -41,6 +41,7 @@ __all__ = [
     "new_run_dir",
     "open_cell",
     "run_cell",
+    "with_release",
     "writable_hint",
 ]
 
@@ -225,14 +226,14 @@ def run_cell(request: BenchRequest, console: Console) -> CellRunResult:
     prepared = backend.prepare(request.framework, accelerator.flavor, request.profile)
     if not resuming:
         plan = plan.in_environment(prepared.cell_environment)
-        plan = _with_release(plan, cell, accelerator.flavor)
+        plan = with_release(plan, cell, accelerator.flavor)
         make_dir(cell_dir, where)
         if request.seed_records:
             _seed(cell_dir, plan, request.seed_records)
     return execute_cell(cell.cell_id, backend, prepared, plan, cell_dir, resuming, console)
 
 
-def _with_release(plan: Plan, cell: CellSpec, flavor: str) -> Plan:
+def with_release(plan: Plan, cell: CellSpec, flavor: str) -> Plan:
     """A release cell's plan names its release and lock (records and env.json carry them,
     with the Python and numpy the worker finds); a profile's plan is left as it is."""
     from .releases.cells import cell_lock, lock_provenance, release_of_profile

@@ -21,6 +21,8 @@ from pathlib import Path
 
 from rich.console import Console
 
+from portbench_runner.contract import TimingSettings
+
 from ..backends import BuildOptions
 from ..cellrun import BenchRequest, choose_backend, new_run_dir, run_cell
 from ..errors import CellFailed, CellInterrupted, EnvironmentBuildError, PortbenchError
@@ -138,11 +140,19 @@ def _run_one(
     if plan.kind == "census":
         from dataclasses import replace
 
+        from ..census.commands import CENSUS_MAX_SAMPLES, CENSUS_WARM_BUDGET_S, CENSUS_WARMUP_S
         from ..census.plan import CensusOptions
         from ..census.run import CensusRequest, run_census
 
+        # As `portbench census` runs it: a small warm budget per case (thousands of cases).
         census = CensusOptions(timing=plan.timing)
-        census = replace(census, plan=replace(census.plan, timing=options.timing))
+        timing: TimingSettings = {
+            "warm_budget_s": CENSUS_WARM_BUDGET_S,
+            "adaptive_budget_s": CENSUS_WARM_BUDGET_S,
+            "warmup_s": CENSUS_WARMUP_S,
+            "adaptive_max_samples": CENSUS_MAX_SAMPLES,
+        }
+        census = replace(census, plan=replace(census.plan, timing=timing))
         result = run_census(
             CensusRequest(
                 release.framework,
