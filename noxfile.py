@@ -22,6 +22,13 @@ nox.options.sessions = ["lint", "tests", "cloud_schema"]
 nox.options.reuse_existing_virtualenvs = True
 
 PYTHON = "3.11"
+#: Ctrl-C reaches nox and portbench together; nox then waits this long before its SIGTERM
+#: (0.3 s by default, then SIGKILL at 0.5 s: a killed portbench prints nothing and writes no
+#: session line). portbench needs up to a minute: the cell's session ends (the container's
+#: supervisor gets the signal, finishes its record, the container goes), then the summary
+#: and the resume command. A run that ends sooner returns at once.
+INTERRUPT_TIMEOUT_S = 120.0
+TERMINATE_TIMEOUT_S = 30.0
 CELLS = [
     nox.param(framework, accelerator, id=f"{framework}, {accelerator}")
     for framework in FRAMEWORKS
@@ -60,6 +67,8 @@ def bench(session: nox.Session, framework: str, accelerator: str) -> None:
         "--accelerator",
         accelerator,
         *session.posargs,
+        interrupt_timeout=INTERRUPT_TIMEOUT_S,
+        terminate_timeout=TERMINATE_TIMEOUT_S,
     )
 
 
@@ -76,6 +85,8 @@ def census(session: nox.Session, framework: str, accelerator: str) -> None:
         "--accelerator",
         accelerator,
         *session.posargs,
+        interrupt_timeout=INTERRUPT_TIMEOUT_S,
+        terminate_timeout=TERMINATE_TIMEOUT_S,
     )
 
 
@@ -114,7 +125,13 @@ def sweep(session: nox.Session) -> None:
 def matrix(session: nox.Session) -> None:
     """Run every cell this machine (or, -- --engine ray, a Ray cluster) can reach (-- --profile P)."""
     _install(session, "ray")
-    session.run("portbench", "matrix", *session.posargs)
+    session.run(
+        "portbench",
+        "matrix",
+        *session.posargs,
+        interrupt_timeout=INTERRUPT_TIMEOUT_S,
+        terminate_timeout=TERMINATE_TIMEOUT_S,
+    )
 
 
 @nox.session(python=PYTHON, default=False)

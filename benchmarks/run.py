@@ -7,6 +7,8 @@
     python benchmarks/run.py --only ab --baseline 4b53361   # per-case overhead, this vs a commit
     python benchmarks/run.py --only floor           # this runner's timing cost against 4b53361's
     python benchmarks/run.py --only scan            # portbench scan on the transformers sdist
+    python benchmarks/run.py --only aa              # A/A: how often compare flags an unchanged plan
+    python benchmarks/run.py --only predict         # predicted cells: JAX x3 targets, torch_xla
 
 Cold image builds are measured separately (`portbench images build`), not here.
 """
@@ -27,7 +29,7 @@ from _common import Row
 
 BENCHMARKS = ("fidelity", "overhead", "fault", "scaling", "images")
 #: Long ones, run only when named (--only): they build venvs or run whole CPU cells.
-OPT_IN = ("venv", "matrix", "cluster", "ab", "store", "floor", "scan")
+OPT_IN = ("venv", "matrix", "cluster", "ab", "store", "floor", "scan", "aa", "predict")
 
 
 def machine() -> dict[str, object]:
@@ -78,6 +80,10 @@ def collect(names: list[str], quick: bool, baseline: str = "4b53361") -> list[Ro
         import matrix_timing
 
         rows += matrix_timing.rows(matrix_timing.measure())
+    if "aa" in names:
+        import aa
+
+        rows += aa.rows(aa.measure(aa.parse([] if not quick else ["--runs", "2"])))
     if "store" in names:
         import store_bench
 
@@ -86,6 +92,10 @@ def collect(names: list[str], quick: bool, baseline: str = "4b53361") -> list[Ro
         import timing_floor
 
         rows += timing_floor.run(rounds=3 if quick else 5)
+    if "predict" in names:
+        import predict_timing
+
+        rows += predict_timing.run()
     if "cluster" in names:
         import cluster_dispatch
 

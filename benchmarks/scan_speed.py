@@ -1,7 +1,7 @@
 """``portbench scan`` speed on a real project: wall time from command to report, evidence included.
 
-    python benchmarks/scan_speed.py [--project DIR] [--runs DIR ...] [--rounds 3]
-                                    [--formats sarif html] [--warm] [--json OUT]
+    python benchmarks/scan_speed.py [--project DIR] [--runs DIR ... | --store FILE]
+                                    [--rounds 3] [--formats sarif html] [--warm] [--json OUT]
 
 Without ``--project`` the transformers 4.46.3 sdist (1,826 Python files, 45 MB; torch,
 TensorFlow and Flax/JAX code) is downloaded once with ``pip download --no-deps
@@ -68,10 +68,15 @@ def default_project() -> Path:
 
 
 def one_scan(
-    project: Path, runs: list[Path], jobs: int, output: str = "json", cache: Path | None = None
+    project: Path,
+    runs: list[Path],
+    jobs: int,
+    output: str = "json",
+    cache: Path | None = None,
+    store: Path | None = None,
 ) -> tuple[float, float, dict[str, object]]:
     """(wall s, CPU s of the scan and its workers, summary) of one fresh ``portbench scan``
-    (the summary only for JSON)."""
+    (the summary only for JSON); evidence from ``runs``, or ``store``, or the default."""
     with tempfile.TemporaryDirectory() as work:
         out = Path(work) / f"scan.{output}"
         command = [
@@ -89,6 +94,8 @@ def one_scan(
         ]
         if runs:
             command += ["--runs", *map(str, runs)]
+        if store is not None:
+            command += ["--store", str(store)]
         if cache is not None:
             command += ["--cache", str(cache)]
         env = dict(os.environ, PYTHONPATH=str(SRC), COLUMNS="120")
@@ -113,6 +120,7 @@ def run(
     rounds: int = 3,
     formats: tuple[str, ...] = (),
     warm: bool = False,
+    store: Path | None = None,
 ) -> list[Row]:
     project = project or default_project()
     runs = runs or []
@@ -121,7 +129,7 @@ def run(
     for jobs in (0, 1):
         walls, cpus = [], []
         for _ in range(rounds):
-            wall, cpu, summary = one_scan(project, runs, jobs)
+            wall, cpu, summary = one_scan(project, runs, jobs, store=store)
             walls.append(wall)
             cpus.append(cpu)
         label = "default processes" if jobs == 0 else "one process"
@@ -139,14 +147,16 @@ def run(
         )
         rows.append(Row("scan", f"CPU, {label}", statistics.median(cpus), "s", note=note))
     for output in formats:
-        timed = [one_scan(project, runs, 0, output)[:2] for _ in range(rounds)]
+        timed = [one_scan(project, runs, 0, output, store=store)[:2] for _ in range(rounds)]
         rows.append(Row("scan", f"wall, {output}", statistics.median(t[0] for t in timed), "s"))
         rows.append(Row("scan", f"CPU, {output}", statistics.median(t[1] for t in timed), "s"))
     if warm:
         with tempfile.TemporaryDirectory() as work:
             cache = Path(work) / "cache"
-            one_scan(project, runs, 0, cache=cache)  # fills the cache: not counted
-            timed = [one_scan(project, runs, 0, cache=cache)[:2] for _ in range(rounds)]
+            one_scan(project, runs, 0, cache=cache, store=store)  # fills the cache: not counted
+            timed = [
+                one_scan(project, runs, 0, cache=cache, store=store)[:2] for _ in range(rounds)
+            ]
         rows.append(Row("scan", "wall, warm --cache", statistics.median(t[0] for t in timed), "s"))
         rows.append(Row("scan", "CPU, warm --cache", statistics.median(t[1] for t in timed), "s"))
     timings = summary.get("timings_s", {})
@@ -161,7 +171,9 @@ def run(
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--project", type=Path)
-    parser.add_argument("--runs", type=Path, nargs="+", default=[])
+    evidence = parser.add_mutually_exclusive_group()
+    evidence.add_argument("--runs", type=Path, nargs="+", default=[])
+    evidence.add_argument("--store", type=Path, help="evidence from a store (portbench ingest)")
     parser.add_argument("--rounds", type=int, default=3)
     parser.add_argument("--formats", nargs="+", choices=("sarif", "html", "terminal"), default=[])
     parser.add_argument(
@@ -169,7 +181,7 @@ def main() -> int:
     )
     parser.add_argument("--json", type=Path)
     args = parser.parse_args()
-    rows = run(args.project, args.runs, args.rounds, tuple(args.formats), args.warm)
+    rows = run(args.project, args.runs, args.rounds, tuple(args.formats), args.warm, args.store)
     for row in rows:
         print(f"{row.item:32} {row.value:12.3f} {row.unit:5} {row.note}")
     if args.json:

@@ -40,8 +40,8 @@ from portbench_runner.contract import (  # noqa: E402
     PlanAccelerator,
     PlanCase,
     PlanFunction,
-    Prediction,
     PredictionMethod,
+    PredictionSettings,
     Provenance,
     RecordFactory,
     SessionLine,
@@ -153,7 +153,9 @@ def _plan(spec: CellSpec) -> Plan:
         provenance=Provenance(
             release=f"{spec.framework}=={spec.release}", python=spec.python, numpy=spec.numpy
         ),
-        prediction=Prediction(PredictionMethod.LOWERED, spec.predicted) if spec.predicted else None,
+        prediction=PredictionSettings(PredictionMethod.LOWERED, spec.predicted)
+        if spec.predicted
+        else None,
         label=spec.label,
         fallback=FallbackSettings(soft_placement=spec.soft_placement),
     )

@@ -10,6 +10,7 @@ from pathlib import Path
 from typing import Any
 
 import jsonschema
+from hypothesis import HealthCheck, settings
 
 ROOT = Path(__file__).resolve().parent.parent
 RUNNERS = ROOT / "runners"
@@ -17,6 +18,11 @@ SCHEMAS = ROOT / "src" / "portbench" / "schemas"
 
 if str(RUNNERS) not in sys.path:
     sys.path.insert(0, str(RUNNERS))
+
+# Property tests assert properties, never speed: a machine busy with other work (CI runners,
+# parallel builds) must not fail them on Hypothesis's own timing checks.
+settings.register_profile("portbench", deadline=None, suppress_health_check=[HealthCheck.too_slow])
+settings.load_profile("portbench")
 
 
 def load_schema(name: str) -> dict[str, Any]:

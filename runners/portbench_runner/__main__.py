@@ -39,6 +39,8 @@ def _supervise(args: argparse.Namespace) -> int:
         from .procs import die_with_parent
 
         die_with_parent(args.parent, signal.SIGTERM)
+    if args.host_stdin:
+        _stop_when_stdin_closes()
     # The records go to the host on stdout: nothing else of ours may print there.
     out_fd = os.dup(1)
     os.dup2(2, 1)
@@ -52,6 +54,24 @@ def _supervise(args: argparse.Namespace) -> int:
         out_fd=out_fd,
     )
     return supervisor.run()
+
+
+def _stop_when_stdin_closes() -> None:
+    """In a container, the host holds our stdin open through its attach and sends nothing:
+    when it closes (the host died, however it died), SIGTERM ourselves, which ends the
+    session as interrupted, as a host that stops the container would. A host that dies
+    cannot stop the container, so this is how the cell notices within seconds."""
+    import threading
+
+    def watch() -> None:
+        try:
+            while os.read(0, 4096):
+                pass
+        except OSError:
+            pass
+        os.kill(os.getpid(), signal.SIGTERM)
+
+    threading.Thread(target=watch, name="host-stdin", daemon=True).start()
 
 
 def _work(args: argparse.Namespace) -> int:
@@ -99,6 +119,9 @@ def main(argv: Optional[List[str]] = None) -> int:
     sup.add_argument("--collect-env", action="store_true", help="report the cell's environment")
     sup.add_argument("--python", default=None, help="interpreter for workers (default: this one)")
     sup.add_argument("--parent", type=int, default=0, help="stop when this process (the host) dies")
+    sup.add_argument(
+        "--host-stdin", action="store_true", help="stop when stdin closes (the host's attach)"
+    )
     sup.set_defaults(func=_supervise)
     work = sub.add_parser("work", help="internal: a worker started by the supervisor")
     work.add_argument("--plan", required=True)

@@ -5,7 +5,7 @@ from __future__ import annotations
 import contextlib
 from typing import Any, Callable, Dict, Iterator, List, Optional, Tuple, cast
 
-from . import checks, fallback
+from . import checks, fallback, prediction
 from .adapters.base import Adapter
 from .contract import TimingSettings
 from .signals import CaseBug, CheckFailed, FallbackDetected, SkipCase, StageFailure
@@ -83,6 +83,10 @@ class Context:
         self.timing: Optional[Dict[str, object]] = None
         #: Where the measured call's work ran (``fallback.evidence``), when a probe looked.
         self.evidence: Optional[Dict[str, object]] = None
+        # A predicted cell's look at the target, made once the case has ended (a look may
+        # call the function again, which must not change what the case checks).
+        self._pending_look: Optional[Callable[[], Any]] = None
+        self._look_found: Optional[Dict[str, Any]] = None
         self._rng: Any = None
 
     @property
@@ -182,7 +186,9 @@ class Context:
         self.stage = "call"
         adapter = self._adapter
         before = self._probe(adapter.before_call)
-        warm = warm and not self._cold_only
+        predict = adapter.prediction is not None
+        # A predicted cell's timings say nothing of the target: the cold call only.
+        warm = warm and not self._cold_only and not predict
         try:
             output, timing = time_call(
                 lambda: fn(*args, **kwargs), adapter.sync, self._timing_settings, warm=warm
@@ -193,6 +199,8 @@ class Context:
         # Outside the timed region: a probe may lower or re-run the call. It looks before
         # the output check, so a case failed for its output's device keeps the evidence.
         self.evidence = self._probe(lambda: adapter.evidence(fn, args, kwargs, before, warm))
+        if predict:
+            self._pending_look = lambda: adapter.look(fn, args, kwargs)
         problems = adapter.placement_problems(output)
         if problems:
             raise FallbackDetected("; ".join(problems[:3]))
@@ -215,6 +223,22 @@ class Context:
             return fallback.unseen(
                 self.framework, self.flavor, f"the probe raised {type(exc).__name__}: {exc}"
             )
+
+    @property
+    def look(self) -> Optional[Dict[str, Any]]:
+        """A predicted cell's look at the target (``prediction.look_*``), made on first use
+        (after the case ended); None when the case made no measured call. A look that
+        breaks is a limit of the prediction, never the target's failure."""
+        if self._pending_look is not None:
+            look, self._pending_look = self._pending_look, None
+            try:
+                found = look()
+            except Exception as exc:
+                found = prediction.look_limit(f"the look raised {type(exc).__name__}: {exc}")
+            if not isinstance(found, dict):
+                found = prediction.look_limit("the look found nothing")
+            self._look_found = found
+        return self._look_found
 
     def _keep(self, output: Any) -> None:
         leaves = []

@@ -10,6 +10,7 @@ from typing import Dict, Optional
 
 from .adapters.base import Adapter
 from .contract import TimingSettings
+from .devicefacts import device_facts
 from .timing import time_call
 
 __all__ = ["collect_env", "cpu_facts", "dispatch_floor", "installed_packages"]
@@ -105,6 +106,8 @@ def collect_env(adapter: Adapter, settings: Optional[TimingSettings]) -> Dict[st
         floor = {"null": None, "op": None, "error": f"{type(exc).__name__}: {exc}"}
     if adapter.flavor == "cuda":
         device.setdefault("driver_version", nvidia_driver())
+    for key, value in device_facts(adapter.flavor).items():
+        device.setdefault(key, value)
     return {
         "python": {
             "version": platform.python_version(),

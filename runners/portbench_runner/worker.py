@@ -17,7 +17,7 @@ import traceback
 from dataclasses import replace
 from typing import Any, BinaryIO, Callable, Dict, Iterable, Optional, Sequence, Tuple, Union
 
-from . import api, fallback
+from . import api, fallback, prediction
 from .adapters import DeviceMismatch, DeviceMissing, make_adapter
 from .classify import classify
 from .context import Context
@@ -245,8 +245,10 @@ class Worker:
         plan = self.plan
         acc = plan.accelerator
         names = {"id": acc.id, "flavor": acc.flavor, "device_match": acc.device_match}
-        self.adapter = make_adapter(plan.framework, acc.flavor, {**names, "generic": acc.generic})
+        names.update({"generic": acc.generic, "gfx": acc.gfx})
+        self.adapter = make_adapter(plan.framework, acc.flavor, names)
         self.adapter.fallback_settings = plan.fallback.to_json()
+        self.adapter.prediction = plan.prediction
         try:
             self.adapter.load()
         except (DeviceMissing, DeviceMismatch) as exc:
@@ -359,7 +361,7 @@ class Worker:
     ) -> CaseResult:
         ctx = self._context(self.adapter, case, on_stage)
         if function.census is not None:
-            return self.run_census_case(ctx, function, case)
+            return self._predicted(self.run_census_case(ctx, function, case), ctx)
         try:
             specs = files.cases(function.case_file, function.file_cases)
         except BaseException as exc:
@@ -373,7 +375,17 @@ class Worker:
             if on_stage is not None:
                 on_stage("check")  # a crash in the CPU twin is recorded at the check stage
             result = self._differential(result, spec, case, ctx)
-        return self._with_measurement(result, ctx)
+        return self._predicted(self._with_measurement(result, ctx), ctx)
+
+    def _predicted(self, result: CaseResult, ctx: Context) -> CaseResult:
+        """A predicted cell's result (prediction.py); an observed cell's unchanged."""
+        return prediction.fold(
+            result,
+            ctx.look,
+            self.plan.prediction,
+            lambda exc, stage: classify(exc, stage, self.plan.rules),
+            _error,
+        )
 
     def _with_measurement(self, result: CaseResult, ctx: Context) -> CaseResult:
         """``result`` with the context's timing and evidence, each read as the contract

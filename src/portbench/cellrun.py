@@ -15,7 +15,7 @@ from rich.console import Console
 
 from portbench_runner.contract import Plan, SessionStatus, shown
 
-from .accelerators import get_accelerator, require_present
+from .accelerators import backend_for, get_accelerator, require_present, require_profile
 from .backends import Backend, BuildOptions, PreparedEnvironment, make_backend
 from .errors import (
     BackendUnavailable,
@@ -23,6 +23,7 @@ from .errors import (
     CellInterrupted,
     UsageError,
 )
+from .images.accelerator_locks import require_installable
 from .manifest import FRAMEWORKS, load_manifest
 from .outcomes import FUNCTION_OUTCOMES, function_outcomes
 from .paths import manifests_dir, results_dir
@@ -187,7 +188,11 @@ def open_cell(
     here) before anything is built; its backend and spec."""
     accelerator = get_accelerator(accelerator_id)
     check_profile(profile, framework, accelerator.flavor)
-    chosen = choose_backend(backend, profile, console, python, build)
+    require_profile(accelerator, profile)
+    require_installable(profile, framework, accelerator.flavor)
+    chosen = choose_backend(
+        backend_for(accelerator, backend, profile), profile, console, python, build
+    )
     cell = CellSpec(framework, accelerator, profile, chosen.name)
     require_present(accelerator)
     return chosen, cell

@@ -15,7 +15,7 @@ from collections.abc import Sequence
 from rich.console import Console
 from rich.markup import escape
 
-from . import __version__
+from . import __version__, interrupts
 from .errors import CellInterrupted, PortbenchError, ResultsError
 from .writable import WRITE_ERRNOS
 
@@ -62,14 +62,23 @@ def build_parser() -> argparse.ArgumentParser:
 
 
 def _interrupted(exc: CellInterrupted) -> str:
-    """The sentence for a stopped cell, naming the real run directory to resume."""
+    """The sentence for a stopped cell: the signal that stopped it and the whole command
+    that resumes its run directory."""
     message = str(exc).strip()
+    how = f"stopped by {interrupts.describe()}"
+    if message.startswith("interrupted"):
+        message = f"{how}{message[len('interrupted') :]}"
+    elif message:
+        message = f"{how}: {message}"
     if exc.run_dir is None:
-        return message or "interrupted: what was recorded is kept; rerun the command to go on"
+        return message or f"{how}: what was recorded is kept; rerun the command to go on"
+    resume = f"portbench bench --resume {shlex.quote(str(exc.run_dir))}"
+    if f"resume with --resume {exc.run_dir}" in message:
+        return message.replace(f"resume with --resume {exc.run_dir}", f"resume with {resume}")
     if str(exc.run_dir) in message:
         return message
-    head = message.rstrip(".") if message else "interrupted: what was recorded is kept"
-    return f"{head}; resume with portbench bench --resume {shlex.quote(str(exc.run_dir))}"
+    head = message.rstrip(".") if message else f"{how}: what was recorded is kept"
+    return f"{head}; resume with {resume}"
 
 
 def main(argv: Sequence[str] | None = None) -> int:
@@ -80,6 +89,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         parser.print_help()
         return 2
     err = Console(stderr=True, highlight=False, soft_wrap=True)
+    interrupts.install()
     try:
         return int(args.func(args))
     except CellInterrupted as exc:
@@ -102,7 +112,10 @@ def main(argv: Sequence[str] | None = None) -> int:
         return ResultsError.exit_code
     except KeyboardInterrupt:
         command = shlex.join(["portbench", *(sys.argv[1:] if argv is None else argv)])
-        err.print(f"interrupted: what was written so far is kept; run {escape(command)} again")
+        err.print(
+            f"stopped by {interrupts.describe()}: what was written so far is kept; run "
+            f"{escape(command)} again"
+        )
         return 130
 
 

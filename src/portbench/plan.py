@@ -38,7 +38,7 @@ from portbench_runner.contract import (
     PlanCase,
     PlanFunction,
     PlanInvalid,
-    Prediction,
+    PredictionSettings,
     Provenance,
     Rule,
     StudyPlan,
@@ -160,7 +160,7 @@ class PlanOptions:
     fallback: FallbackOptions = field(default_factory=FallbackOptions)
     provenance: Provenance | None = None
     """The release a cell names and the lock that installs it (issue 28)."""
-    prediction: Prediction | None = None
+    prediction: PredictionSettings | None = None
     """A cell that predicts a target instead of running on it (issue 30)."""
     mutation: MutationSettings | None = None
     """A mutation run's settings (issue 33)."""
@@ -270,9 +270,14 @@ def compile_plan(
 
 
 def plan_accelerator(accelerator: Accelerator) -> PlanAccelerator:
-    """The accelerator as a plan names it (the table's id, flavor and device checks)."""
+    """The accelerator as a plan names it (the table's id, flavor and device checks, with
+    a ROCm model's gfx target)."""
     return PlanAccelerator(
-        accelerator.id, accelerator.flavor, accelerator.device_match, accelerator.generic
+        accelerator.id,
+        accelerator.flavor,
+        accelerator.device_match,
+        accelerator.generic,
+        accelerator.gfx,
     )
 
 

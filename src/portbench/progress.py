@@ -97,7 +97,9 @@ class CellProgress:
             console=console,
             transient=False,
         )
-        self._task = self._progress.add_task(cell_id, total=total, completed=already, counts="")
+        self._task = self._progress.add_task(
+            cell_id, total=total, completed=already, counts=self._counts_text()
+        )
 
     # -- what the writer calls -----------------------------------------------------------
     def record(self, record: CaseRecord) -> None:
@@ -116,7 +118,14 @@ class CellProgress:
 
     # -- what is shown -------------------------------------------------------------------
     def _counts_text(self) -> str:
-        return " ".join(f"{k} {self.counts[k]}" for k in OUTCOMES if self.counts[k])
+        """This session's outcomes; after a resume, the cases recorded before it first, so
+        that the count adds up (12/40 = 3 before + 9 now) and agrees with the summary,
+        which counts every record of the cell."""
+        counts = " ".join(f"{k} {self.counts[k]}" for k in OUTCOMES if self.counts[k])
+        if not self._already:
+            return counts
+        before = f"{self._already} recorded before"
+        return f"{before}; this session: {counts}" if counts else before
 
     def eta_s(self) -> float | None:
         """Seconds left at this session's pace so far; None before its first record."""

@@ -140,7 +140,7 @@ def _failures_of(data: bytes, source: StudySource, path: str) -> list[Failure]:
         key = _key(str(test.get("nodeid", "")))
         name = key.rsplit("::", 1)[-1]
         accelerator = "cpu" if cpu is not None and cpu.select(name) else source.accelerator
-        stage, _, message = found
+        stage, _, message, _lines = found
         failures.append(Failure(source.framework, accelerator, key, stage, message[:300]))
     return failures
 

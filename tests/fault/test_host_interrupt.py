@@ -70,7 +70,8 @@ def test_ctrl_c_then_resume(tmp_path: Path) -> None:
     proc.send_signal(signal.SIGINT)
     _, stderr = proc.communicate(timeout=60)
     assert proc.returncode == 130
-    assert "resume with --resume" in stderr
+    assert "stopped by SIGINT (Ctrl-C): " in stderr
+    assert f"resume with portbench bench --resume {run_dir}" in stderr
     assert "Traceback" not in stderr
     assert len(read_jsonl(results)) < 5
 

@@ -7,6 +7,7 @@ import json
 import subprocess
 import sys
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -37,7 +38,7 @@ def test_operator_level_verdicts_from_a_census(
     project.mkdir()
     (project / "model.py").write_text(PROJECT.lstrip(), encoding="utf-8")
     code = main(["scan", str(project), "--runs", str(runs), "--format", "json", "--jobs", "1"])
-    report = json.loads(capsys.readouterr().out)
+    report = report_first = json.loads(capsys.readouterr().out)
     assert code == 0
     verdicts = {a["api"]: a["verdicts"]["cpu"] for a in report["apis"]}
     relu, matmul = verdicts["tensorflow.nn.relu"], verdicts["tensorflow.linalg.matmul"]
@@ -69,3 +70,21 @@ def test_operator_level_verdicts_from_a_census(
     verdicts = {a["api"]: a["verdicts"]["cpu"] for a in report["apis"]}
     assert verdicts["tensorflow.nn.relu"]["status"] == "works"
     assert verdicts["tensorflow.linalg.matmul"]["status"] == "untested"
+    # The census cell through a store: it comes back whole (its pairs are reached through
+    # operators, not names) and gives the same verdicts.
+    store = tmp_path / "store.duckdb"
+    assert main(["ingest", "--store", str(store), "--jobs", "1", str(runs)]) == 0
+    capsys.readouterr()
+    code = main(["scan", str(project), "--store", str(store), "--format", "json", "--jobs", "1"])
+    stored = json.loads(capsys.readouterr().out)
+    assert code == 0
+    assert _cpu(stored) == _cpu(report_first)
+    assert _cpu(stored)["tensorflow.linalg.matmul"]["status"] == "fails"
+
+
+def _cpu(report: dict[str, Any]) -> dict[str, Any]:
+    """Each API's CPU verdict, its sources counted (a store names run/cell, not a path)."""
+    return {
+        a["api"]: {**a["verdicts"]["cpu"], "sources": len(a["verdicts"]["cpu"]["sources"])}
+        for a in report["apis"]
+    }

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import hashlib
 import io
 import json
 import tarfile
@@ -75,6 +76,34 @@ def test_prune_keeps_images_whose_lock_is_live(jax_image: str) -> None:
     assert jax_image not in proc.stdout
 
 
+def _renamed_image_tar(source: Any, old: str, new: str, out: Path) -> str:
+    """``source`` (a docker save tar) written to ``out`` with every name ``old`` it lists
+    made ``new`` (manifest.json, repositories); returns the new file's sha256."""
+    old_repo, old_tag = old.rsplit(":", 1)
+    new_repo, new_tag = new.rsplit(":", 1)
+    with tarfile.open(fileobj=source, mode="r|") as saved, tarfile.open(out, "w") as tar:
+        for member in saved:
+            body = saved.extractfile(member) if member.isfile() else None
+            if member.name in ("manifest.json", "repositories") and body is not None:
+                document = json.loads(body.read())
+                if member.name == "manifest.json":
+                    for entry in document:
+                        entry["RepoTags"] = [new if t == old else t for t in entry["RepoTags"]]
+                else:
+                    tags = document.pop(old_repo)
+                    document[new_repo] = {new_tag: tags[old_tag]}
+                data = json.dumps(document).encode()
+                member.size = len(data)
+                tar.addfile(member, io.BytesIO(data))
+            else:
+                tar.addfile(member, body)
+    digest = hashlib.sha256()
+    with open(out, "rb") as handle:
+        while chunk := handle.read(1 << 20):
+            digest.update(chunk)
+    return digest.hexdigest()
+
+
 def _an_import_never_moves_a_tag(archive: Path, docker_client: Any, tmp_path: Path) -> None:
     """An archive whose tag names another image here is refused before anything is loaded."""
     other = f"portbench-test/other:{uuid.uuid4().hex[:12]}"
@@ -82,15 +111,20 @@ def _an_import_never_moves_a_tag(archive: Path, docker_client: Any, tmp_path: Pa
     base.tag(*other.rsplit(":", 1))  # a second tag of the test's own: removing it only untags
     try:
         retagged = tmp_path / "retagged.tar"
+        renamed = tmp_path / "renamed-image.tar"
         with tarfile.open(archive) as source, tarfile.open(retagged, "w") as out:
             manifest = json.load(source.extractfile("export.json"))  # type: ignore[arg-type]
-            data = json.dumps({**manifest, "tag": other}).encode()
+            # The whole archive says `other`: export.json and the saved image agree.
+            sha = _renamed_image_tar(
+                source.extractfile("image.tar"), manifest["tag"], other, renamed
+            )
+            data = json.dumps({**manifest, "tag": other, "image_sha256": sha}).encode()
             info = tarfile.TarInfo("export.json")
             info.size = len(data)
             out.addfile(info, io.BytesIO(data))
-            for name in ("lock.txt", "image.tar"):
-                member = source.getmember(name)
-                out.addfile(member, source.extractfile(member))
+            member = source.getmember("lock.txt")
+            out.addfile(member, source.extractfile(member))
+            out.add(renamed, arcname="image.tar")
         refused = portbench("images", "import", str(retagged))
         assert refused.returncode != 0
         assert "already names another image here" in refused.stderr

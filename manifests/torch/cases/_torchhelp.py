@@ -169,3 +169,96 @@ def host_values(tensors):
     dtypes = [t.dtype for t in tensors]
     arrays = [(t.float() if t.dtype == torch.bfloat16 else t).numpy() for t in tensors]
     return dtypes, arrays
+
+
+# --- the study's kinds of paths (issue #33): error paths, transforms, restores ---
+def refusal(ctx, fn, error, fragment=None, warm=True):
+    """The documented refusal of a bad argument, asserted. The measured call is the attempt:
+    `fn()` must raise exactly `error` (that class, not a parent, a subclass or a sibling),
+    with `fragment` in its message where the message is stable across releases. The attempt
+    returns what it saw (the class's qualified name, or "no error"), and that output is what
+    is checked: a refusal that does not come, or comes as another class or without the
+    fragment, fails the case as `refusal`. Returns the exception."""
+    want = f"{error.__module__}.{error.__qualname__}"
+    caught = []
+
+    def attempt():
+        del caught[:]
+        try:
+            fn()
+        except Exception as exc:  # any class: which one is the check below
+            caught.append(exc)
+            got = f"{type(exc).__module__}.{type(exc).__qualname__}"
+            if fragment is not None and fragment.lower() not in str(exc).lower():
+                return f"{got} without {fragment!r}"
+            return got
+        return "no error"
+
+    got = ctx.measure(attempt, warm=warm)
+    exc = caught[0] if caught else None
+    said = f" ({str(exc)[:200]})" if exc is not None else ""
+    ctx.check(got == want, f"{got}{said}, where {want} is documented", "refusal")
+    return exc
+
+
+def kernel_error(ctx):
+    """The class torch raises for a kernel missing for a dtype ('"x_cpu" not implemented for
+    'Long''): RuntimeError until 2.7, NotImplementedError from 2.8 (pytorch#155470)."""
+    return NotImplementedError if ctx.version_at_least("2.8") else RuntimeError
+
+
+def vmap(ctx):
+    """torch.func.vmap; a skip naming the release before 2.0 (functorch was its own package)."""
+    return ctx.require("torch.func.vmap")
+
+
+def per_sample(fn, *batched):
+    """fn applied to each sample of the leading dimension, stacked: what vmap(fn) must equal."""
+    import torch
+
+    outs = [fn(*(b[i] for b in batched)) for i in range(batched[0].shape[0])]
+    if isinstance(outs[0], (tuple, list)):
+        return tuple(torch.stack(parts) for parts in zip(*outs))
+    return torch.stack(outs)
+
+
+def gradgradcheck(ctx, fn, *inputs):
+    """Second-order gradients: torch.autograd.gradgradcheck of fn at float64 host inputs placed
+    on the device (the measured call is the check: finite differences of the first
+    derivative against double backward)."""
+    import torch
+
+    tensors = [ctx.put(np.asarray(x, dtype="float64"), requires_grad=True) for x in inputs]
+    ok = ctx.measure(
+        torch.autograd.gradgradcheck, fn, tuple(tensors), eps=1e-6, atol=1e-5, warm=False
+    )
+    ctx.check(bool(ok), "double backward disagrees with finite differences of the gradient")
+
+
+def rng_state(ctx):
+    """(get, set) of the default generator of the cell's device: a checkpoint of the random
+    state, restored to draw the same numbers again (no golden values: torch promises none)."""
+    import torch
+
+    if ctx.flavor == "cuda":
+        return (
+            lambda: torch.cuda.get_rng_state(ctx.device),
+            lambda s: torch.cuda.set_rng_state(s, ctx.device),
+        )
+    if ctx.flavor == "tpu":
+        import torch_xla.core.xla_model as xm
+
+        return xm.get_rng_state, xm.set_rng_state
+    return torch.get_rng_state, torch.set_rng_state
+
+
+def saved(obj):
+    """obj through torch.save and torch.load (bytes in memory): a checkpoint as users write it."""
+    import io
+
+    import torch
+
+    buf = io.BytesIO()
+    torch.save(obj, buf)
+    buf.seek(0)
+    return torch.load(buf)

@@ -194,3 +194,110 @@ def adamax_forms(ctx, form):
         ref_small = _reference_full(p0, grads, 0.001, (0.9, 0.999), 1e-8, 0.0, False)
         ctx.check_close(a, ref, dtype="float64", kind="linalg", what="group lr 0.01")
         ctx.check_close(b, ref_small, dtype="float64", kind="linalg", what="group lr 0.001")
+
+
+# The study's kinds of paths (issue #33). The documented refusals of bad arguments, each
+# with its class and message: the constructor checks every hyperparameter, a sparse
+# gradient is refused at the step, and a state dict from another group layout at the load.
+@sweep(
+    "raises-{arg}",
+    arg=[
+        "lr-negative",
+        "beta-one",
+        "eps-negative",
+        "weight-decay-negative",
+        "sparse-grad",
+        "groups-mismatch",
+    ],
+)
+def adamax_refusals(ctx, arg):
+    import torch
+    from _torchhelp import refusal
+
+    param = torch.nn.Parameter(ctx.put(np.zeros(3)))
+    if arg == "sparse-grad":
+        opt = torch.optim.Adamax([param])
+        param.grad = ctx.put(np.eye(3)[0]).to_sparse()
+        refusal(ctx, opt.step, RuntimeError, "does not support sparse gradients", warm=False)
+        return
+    if arg == "groups-mismatch":
+        other = torch.nn.Parameter(ctx.put(np.zeros(1)))
+        two = torch.optim.Adamax([{"params": [param]}, {"params": [other]}])
+        one = torch.optim.Adamax([param])
+        refusal(
+            ctx,
+            lambda: one.load_state_dict(two.state_dict()),
+            ValueError,
+            "different number of parameter groups",
+        )
+        return
+    bad = {
+        "lr-negative": ({"lr": -1.0}, "Invalid learning rate"),
+        "beta-one": ({"betas": (1.0, 0.999)}, "Invalid beta parameter at index 0"),
+        "eps-negative": ({"eps": -1e-8}, "Invalid epsilon value"),
+        "weight-decay-negative": ({"weight_decay": -0.1}, "Invalid weight_decay value"),
+    }[arg]
+    refusal(ctx, lambda: torch.optim.Adamax([param], **bad[0]), ValueError, bad[1])
+
+
+# A checkpoint as users write one: two steps, parameter and optimizer state through
+# torch.save/torch.load, a fresh parameter and optimizer load them, two more steps: the
+# same as four uninterrupted steps.
+@case("checkpoint-saved-checkpoint")
+def adamax_checkpoint(ctx):
+    import torch
+    from _torchhelp import saved
+
+    p0 = ctx.rng.standard_normal(24)
+    grads = [ctx.rng.standard_normal(24) for _ in range(4)]
+    param = torch.nn.Parameter(ctx.put(p0))
+    opt = torch.optim.Adamax([param], lr=0.02, weight_decay=0.05)
+    for g in grads[:2]:
+        param.grad = ctx.put(g)
+        opt.step()
+    checkpoint = saved({"param": param.detach(), "opt": opt.state_dict()})
+    fresh = torch.nn.Parameter(ctx.put(np.zeros(24)))
+    with torch.no_grad():
+        fresh.copy_(checkpoint["param"])
+    resumed = torch.optim.Adamax([fresh], lr=0.5)  # lr comes back from the checkpoint
+    resumed.load_state_dict(checkpoint["opt"])
+
+    def run():
+        for g in grads[2:]:
+            fresh.grad = ctx.put(g)
+            resumed.step()
+        return fresh.detach()
+
+    ref = _reference_full(p0, grads, 0.02, (0.9, 0.999), 1e-8, 0.05, False)
+    ctx.check_close(ctx.measure(run, warm=False), ref, dtype="float64", kind="linalg")
+
+
+# The full grid of the update's options (weight decay x maximize x foreach), in float64
+# against the update rule.
+@sweep(
+    "flags-{decay}-{direction}-{impl}",
+    decay=["no-decay", "decay"],
+    direction=["minimize", "maximize"],
+    impl=["for-loop", "foreach"],
+)
+def adamax_grid(ctx, decay, direction, impl):
+    import torch
+
+    if direction == "maximize" and not ctx.version_at_least("1.11"):
+        ctx.skip(f"Adamax(maximize=) arrived in torch 1.11 (this is {ctx.version})")
+    wd, mx = (0.1 if decay == "decay" else 0.0), direction == "maximize"
+    p0 = ctx.rng.standard_normal(20)
+    grads = [ctx.rng.standard_normal(20) for _ in range(3)]
+    params = [torch.nn.Parameter(ctx.put(p0[:12])), torch.nn.Parameter(ctx.put(p0[12:]))]
+    opt = torch.optim.Adamax(
+        params, lr=0.01, weight_decay=wd, maximize=mx, foreach=impl == "foreach"
+    )
+
+    def run():
+        for g in grads:
+            params[0].grad, params[1].grad = ctx.put(g[:12]), ctx.put(g[12:])
+            opt.step()
+        return torch.cat([p.detach() for p in params])
+
+    ref = _reference_full(p0, grads, 0.01, (0.9, 0.999), 1e-8, wd, mx)
+    ctx.check_close(ctx.measure(run, warm=False), ref, dtype="float64", kind="linalg")

@@ -131,3 +131,46 @@ def pool_forms(ctx, form):
     else:
         out = ctx.measure(torch.nn.AdaptiveAvgPool3d(size), x)
     ctx.check_close(out, _reference(x_np, ref_size), dtype="float64", kind="reduction")
+
+
+# The study's kinds of paths (issue #33): the documented refusals (rank, output size,
+# integer input, an empty spatial dim), vmap over an extra leading dim, second derivatives.
+@sweep("raises-{arg}", arg=["2d-input", "output-size-length", "integer-input", "empty-spatial"])
+def pool_refusals(ctx, arg):
+    import torch.nn.functional as F
+    from _torchhelp import kernel_error, refusal
+
+    shape = {"2d-input": (3, 4), "empty-spatial": (1, 1, 0, 4, 4)}.get(arg, (1, 1, 4, 4, 4))
+    x = ctx.put(np.zeros(shape, dtype="int64" if arg == "integer-input" else "float32"))
+    size = (2, 2) if arg == "output-size-length" else 2
+    error, fragment = {
+        "2d-input": (RuntimeError, "Expected 4D or 5D"),
+        "output-size-length": (RuntimeError, "output_size must be 3"),
+        "integer-input": (kernel_error(ctx), "not implemented for 'Long'"),
+        "empty-spatial": (RuntimeError, "non-zero size for non-batch dimensions"),
+    }[arg]
+    refusal(ctx, lambda: F.adaptive_avg_pool3d(x, size), error, fragment)
+
+
+@sweep("vmap-{dtype}", dtype=["float32", "float64"])
+def pool_vmap(ctx, dtype):
+    import torch.nn.functional as F
+    from _torchhelp import RTOL, placed, vmap
+
+    vmapped = vmap(ctx)(lambda t: F.adaptive_avg_pool3d(t, (2, 3, 2)))
+    x, x_h = placed(ctx, ctx.rng.standard_normal((3, 2, 2, 5, 4, 6)).astype(dtype), dtype)
+    out = ctx.measure(vmapped, x)
+    r = RTOL[dtype] * 5
+    ctx.check_close(out, _reference(x_h, (2, 3, 2)), rtol=r, atol=r)
+
+
+@case("grad2-gradgradcheck")
+def pool_gradgrad(ctx):
+    import torch.nn.functional as F
+    from _torchhelp import gradgradcheck
+
+    gradgradcheck(
+        ctx,
+        lambda t: F.adaptive_avg_pool3d(t, (2, 3, 2)) ** 2,
+        ctx.rng.standard_normal((1, 1, 3, 5, 4)),
+    )

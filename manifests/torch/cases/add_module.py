@@ -148,3 +148,69 @@ def add_module_forms(ctx, form):
             parent.add_module(name, torch.nn.Identity())
         order = ctx.measure(lambda: [n for n, _ in parent.named_children()])
         ctx.check(order == ["c", "a", "b"], f"order {order}")
+
+
+# The study's kinds of paths (issue #33): the refusal of a non-string name (class and
+# message), children reached by dotted path (get_submodule) and its refusal, and a state
+# dict round trip through torch.save into a fresh parent built the same way.
+@sweep("raises-{arg}", arg=["name-not-str", "get-submodule-missing"])
+def add_module_refusals(ctx, arg):
+    import torch
+    from _torchhelp import refusal
+
+    parent = torch.nn.Module()
+    if arg == "name-not-str":
+        refusal(
+            ctx,
+            lambda: parent.add_module(3, torch.nn.Identity()),
+            TypeError,
+            "module name should be a string",
+        )
+        return
+    if not hasattr(parent, "get_submodule"):
+        ctx.skip(f"Module.get_submodule arrived in torch 1.9 ({ctx.version})")
+    parent.add_module("inner", torch.nn.Module())
+    refusal(ctx, lambda: parent.get_submodule("inner.absent"), AttributeError, "absent")
+
+
+@sweep("index-{form}", form=["get-submodule", "getattr", "modules-dict"])
+def add_module_indexing(ctx, form):
+    import torch
+
+    parent = torch.nn.Module()
+    inner = torch.nn.Module()
+    leaf = torch.nn.Linear(2, 2)
+    inner.add_module("leaf", leaf)
+    parent.add_module("inner", inner)
+    if form == "get-submodule":
+        if not hasattr(parent, "get_submodule"):
+            ctx.skip(f"Module.get_submodule arrived in torch 1.9 ({ctx.version})")
+        got = ctx.measure(parent.get_submodule, "inner.leaf")
+    elif form == "getattr":
+        got = ctx.measure(lambda: parent.inner.leaf)
+    else:
+        got = ctx.measure(lambda: parent._modules["inner"]._modules["leaf"])
+    ctx.check(got is leaf, f"{form} reached {type(got).__name__}, not the added Linear")
+
+
+@case("checkpoint-state-dict-saved")
+def add_module_restore(ctx):
+    import torch
+    from _torchhelp import saved
+
+    def build():
+        parent = torch.nn.Module()
+        parent.add_module("fc", torch.nn.Linear(4, 3))
+        parent.add_module("bn", torch.nn.BatchNorm1d(3))
+        return parent.to(ctx.device)
+
+    torch.manual_seed(ctx.seed)
+    source = build()
+    source.bn(source.fc(ctx.put(ctx.rng.standard_normal((6, 4)).astype("float32"))))  # stats
+    checkpoint = saved(source.state_dict())
+    torch.manual_seed(ctx.seed + 1)
+    target = build()
+    result = ctx.measure(target.load_state_dict, checkpoint, warm=False)
+    ctx.check(not result.missing_keys and not result.unexpected_keys, f"load reported {result}")
+    for name, value in source.state_dict().items():
+        ctx.check_equal(target.state_dict()[name], ctx.to_numpy(value), what=name)

@@ -77,3 +77,43 @@ def apply_forms(ctx, form):
             return False
 
         ctx.check(ctx.measure(attempt, warm=False), "the callable's error was swallowed", "other")
+
+
+# The study's kinds of paths (issue #33): the refusals (a callable that is not one, a
+# callable returning what the dtype cannot hold; off the CPU the documented TypeError), and
+# indexing forms: apply_ on a row, a column and a strided slice changes only those elements.
+@sweep("raises-{arg}", arg=["not-callable", "returns-str", "off-cpu"])
+def apply_refusals(ctx, arg):
+    from _torchhelp import refusal
+
+    x = ctx.put(np.zeros(4, dtype="float32"))
+    if arg == "off-cpu":
+        if ctx.flavor == "cpu":
+            ctx.skip("on the CPU apply_ works: the documented refusal is for other devices")
+        refusal(ctx, lambda: x.apply_(lambda v: v), TypeError, "only implemented on CPU")
+        return
+    if ctx.flavor != "cpu":
+        ctx.skip("Tensor.apply_ works only on CPU tensors (documented)")
+    fn, fragment = {
+        "not-callable": (3, "not callable"),
+        "returns-str": (lambda v: "a", "must be real number"),
+    }[arg]
+    refusal(ctx, lambda: x.apply_(fn), TypeError, fragment)
+
+
+@sweep("index-{form}", form=["row", "column", "slice-step", "negative-row"])
+def apply_indexing(ctx, form):
+    if ctx.flavor != "cpu":
+        ctx.skip("Tensor.apply_ works only on CPU tensors (documented)")
+    base_np = np.arange(24, dtype="float64").reshape(4, 6)
+    base = ctx.put(base_np)
+    where = {
+        "row": (1, slice(None)),
+        "column": (slice(None), 2),
+        "slice-step": (slice(None), slice(1, None, 2)),
+        "negative-row": (-1, slice(None)),
+    }[form]
+    ctx.measure(base[where].apply_, lambda v: v * 10 + 1, warm=False)
+    expected = base_np.copy()
+    expected[where] = expected[where] * 10 + 1
+    ctx.check_equal(base, expected)

@@ -104,3 +104,57 @@ def argsort_forms(ctx, form):
         ctx.check(not t.is_contiguous(), "the input is a non-contiguous view", "other")
     out = ctx.measure(torch.argsort, t, dim=0)
     ctx.check_equal(out, np.argsort(x, axis=0) if x.ndim else np.array(0))
+
+
+# The study's kinds of paths (issue #33): the refusals (a dim out of range; complex, which
+# has no order), vmap over a batch, and the full grid of order x stability x dim on input
+# with ties (stable=True keeps tied elements in input order, as NumPy's stable sort).
+@sweep("raises-{arg}", arg=["dim-out-of-range", "complex"])
+def argsort_refusals(ctx, arg):
+    import torch
+    from _torchhelp import refusal
+
+    if arg == "dim-out-of-range":
+        x = ctx.put(np.zeros((3, 4), dtype="float32"))
+        refusal(ctx, lambda: torch.argsort(x, dim=2), IndexError, "Dimension out of range")
+    else:
+        z = ctx.put(np.array([1 + 1j, 2 - 1j], dtype="complex64"))
+        refusal(ctx, lambda: torch.argsort(z), RuntimeError, "complex")
+
+
+@sweep("vmap-{dtype}", dtype=["float32", "int64"])
+def argsort_vmap(ctx, dtype):
+    import torch
+    from _torchhelp import vmap
+
+    x = np.stack([ctx.rng.permutation(40) for _ in range(5)]).astype(dtype)
+    out = ctx.measure(vmap(ctx)(lambda t: torch.argsort(t, descending=True)), ctx.put(x))
+    ctx.check_equal(out, np.argsort(-x.astype("float64"), axis=1))
+
+
+@sweep(
+    "flags-{order}-{stability}-{dim}",
+    order=["ascending", "descending"],
+    stability=["stable", "default"],
+    dim=["dim0", "dim-last"],
+)
+def argsort_grid(ctx, order, stability, dim):
+    import torch
+
+    stable = stability == "stable"
+    if stable and not ctx.version_at_least("1.13"):
+        ctx.skip(f"torch.argsort has no stable= argument before 1.13 (this is {ctx.version})")
+    x = ctx.rng.integers(0, 5, size=(9, 7)).astype("float32")  # many ties
+    axis = 0 if dim == "dim0" else -1
+    descending = order == "descending"
+    kwargs = {"stable": True} if stable else {}
+    out = ctx.measure(torch.argsort, ctx.put(x), dim=axis, descending=descending, **kwargs)
+    idx = np.asarray(ctx.to_numpy(out))
+    key = -x if descending else x
+    if stable:
+        ctx.check_equal(idx, np.argsort(key, axis=axis, kind="stable"))
+        return
+    # Without stable= the order among ties is free: the indices must still sort the input
+    # and be a permutation along the dim.
+    ctx.check_equal(np.sort(idx, axis=axis), np.sort(np.argsort(key, axis=axis), axis=axis))
+    ctx.check_equal(np.take_along_axis(key, idx, axis=axis), np.sort(key, axis=axis))

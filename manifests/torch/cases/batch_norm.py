@@ -201,3 +201,122 @@ def batch_norm_forms(ctx, form):
         else (x_np.var(axis=0))
     )
     ctx.check_close(out, (x_np - mean) / np.sqrt(var + 1e-5), dtype="float64", kind="reduction")
+
+
+# The study's kinds of paths (issue #33): the refusals (statistics or weight of the wrong
+# size, inference without running statistics), the full grid of phase x affine x running
+# statistics, vmap in inference, second derivatives, and running statistics restored from
+# a checkpoint continuing as if never interrupted.
+@sweep("raises-{arg}", arg=["running-mean-size", "weight-size"])
+def batch_norm_refusals(ctx, arg):
+    import torch.nn.functional as F
+    from _torchhelp import refusal
+
+    x = ctx.put(ctx.rng.standard_normal((5, 4)))
+    mean, var = ctx.put(np.zeros(4)), ctx.put(np.ones(4))
+    if arg == "running-mean-size":
+        attempt = lambda: F.batch_norm(x, mean[:3], var[:3])  # noqa: E731
+        fragment = "running_mean should contain 4 elements not 3"
+    else:
+        attempt = lambda: F.batch_norm(x, mean, var, weight=ctx.put(np.ones(3)))  # noqa: E731
+        fragment = "weight should contain 4 elements not 3"
+    refusal(ctx, attempt, RuntimeError, fragment)
+
+
+@sweep(
+    "flags-{phase}-{affine}-{stats}",
+    phase=["training", "inference"],
+    affine=["affine", "plain"],
+    stats=["tracked", "untracked"],
+)
+def batch_norm_grid(ctx, phase, affine, stats):
+    import torch.nn.functional as F
+    from _torchhelp import refusal
+
+    x_np = ctx.rng.standard_normal((6, 3, 4)) * 2 + 1
+    m_np, v_np = ctx.rng.uniform(-1, 1, 3), ctx.rng.uniform(0.5, 2, 3)
+    w_np, b_np = ctx.rng.uniform(0.5, 2, 3), ctx.rng.uniform(-1, 1, 3)
+    x = ctx.put(x_np)
+    mean, var = (ctx.put(m_np), ctx.put(v_np)) if stats == "tracked" else (None, None)
+    w, b = (ctx.put(w_np), ctx.put(b_np)) if affine == "affine" else (None, None)
+    training = phase == "training"
+    if not training and stats == "untracked":
+        # Documented: inference normalizes by the running statistics, so they must exist.
+        refusal(
+            ctx,
+            lambda: F.batch_norm(x, None, None, w, b, training=False),
+            RuntimeError,
+            "running_mean must be defined in evaluation mode",
+        )
+        return
+    out = ctx.measure(F.batch_norm, x, mean, var, w, b, training=training, warm=not training)
+    one = np.ones(3)
+    w_ref, b_ref = (w_np, b_np) if affine == "affine" else (one, 0 * one)
+    if training:
+        bm, bv = x_np.mean(axis=(0, 2)), x_np.var(axis=(0, 2))
+        ctx.check_close(out, _bn_ref(x_np, bm, bv, w_ref, b_ref), dtype="float64", kind="reduction")
+        if stats == "tracked":
+            n = x_np.size // 3
+            ctx.check_close(mean, 0.9 * m_np + 0.1 * bm, dtype="float64", what="running mean")
+            ctx.check_close(var, 0.9 * v_np + 0.1 * bv * n / (n - 1), dtype="float64", what="var")
+    else:
+        ctx.check_close(out, _bn_ref(x_np, m_np, v_np, w_ref, b_ref), dtype="float64")
+
+
+@case("vmap-inference")
+def batch_norm_vmap(ctx):
+    import torch.nn.functional as F
+    from _torchhelp import vmap
+
+    x_np = ctx.rng.standard_normal((4, 5, 3))  # a vmapped batch of (5, 3) inputs
+    m_np, v_np = ctx.rng.uniform(-1, 1, 3), ctx.rng.uniform(0.5, 2, 3)
+    mean, var = ctx.put(m_np), ctx.put(v_np)
+    fn = vmap(ctx)(lambda t: F.batch_norm(t, mean, var, training=False))
+    out = ctx.measure(fn, ctx.put(x_np))
+    ctx.check_close(out, (x_np - m_np) / np.sqrt(v_np + 1e-5), dtype="float64")
+
+
+@sweep("grad2-{phase}", phase=["training", "inference"])
+def batch_norm_gradgrad(ctx, phase):
+    import torch.nn.functional as F
+    from _torchhelp import gradgradcheck
+
+    training = phase == "training"
+    mean, var = ctx.put(np.zeros(3)), ctx.put(np.ones(3))
+
+    def fn(t, w, b):
+        return F.batch_norm(t, mean.clone(), var.clone(), w, b, training=training) ** 2
+
+    gradgradcheck(
+        ctx,
+        fn,
+        ctx.rng.standard_normal((4, 3, 2)),
+        ctx.rng.uniform(0.5, 2, 3),
+        ctx.rng.standard_normal(3),
+    )
+
+
+@case("checkpoint-running-stats")
+def batch_norm_restore(ctx):
+    import torch.nn.functional as F
+    from _torchhelp import saved
+
+    batches = [ctx.rng.standard_normal((8, 3)) * 2 + i for i in range(4)]
+    mean, var = ctx.put(np.zeros(3)), ctx.put(np.ones(3))
+    for x in batches[:2]:
+        F.batch_norm(ctx.put(x), mean, var, training=True, momentum=0.2)
+    state = saved({"mean": mean, "var": var})
+    mean2, var2 = state["mean"].clone(), state["var"].clone()
+
+    def resume():
+        for x in batches[2:]:
+            F.batch_norm(ctx.put(x), mean2, var2, training=True, momentum=0.2)
+        return mean2, var2
+
+    got_mean, got_var = ctx.measure(resume, warm=False)
+    want_mean, want_var = np.zeros(3), np.ones(3)
+    for x in batches:
+        want_mean = 0.8 * want_mean + 0.2 * x.mean(axis=0)
+        want_var = 0.8 * want_var + 0.2 * x.var(axis=0, ddof=1)
+    ctx.check_close(got_mean, want_mean, dtype="float64", kind="reduction", what="running mean")
+    ctx.check_close(got_var, want_var, dtype="float64", kind="reduction", what="running var")

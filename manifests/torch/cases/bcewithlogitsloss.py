@@ -166,3 +166,99 @@ def bce_forms(ctx, form):
         out = ctx.measure(F.binary_cross_entropy_with_logits, x, y, reduction="sum")
         expected = _reference(x_np, y_np).sum()
     ctx.check_close(out, expected, dtype="float64", kind="reduction")
+
+
+# The study's kinds of paths (issue #33): the refusals (a target of another size, an
+# unknown reduction, a pos_weight that does not broadcast), the full grid of reduction x
+# weight x pos_weight, vmap of per-sample losses, second derivatives, and the loss's
+# weight buffers through a saved state dict.
+@sweep("raises-{arg}", arg=["target-size", "reduction", "pos-weight-shape"])
+def bce_refusals(ctx, arg):
+    import torch.nn.functional as F
+    from _torchhelp import refusal
+
+    x, y = ctx.put(np.zeros((5, 7))), ctx.put(np.ones((5, 7)))
+    attempt, error, fragment = {
+        "target-size": (
+            lambda: F.binary_cross_entropy_with_logits(x, y[:, :3]),
+            ValueError,
+            "Target size",
+        ),
+        "reduction": (
+            lambda: F.binary_cross_entropy_with_logits(x, y, reduction="average"),
+            ValueError,
+            "is not a valid value for reduction",
+        ),
+        "pos-weight-shape": (
+            lambda: F.binary_cross_entropy_with_logits(x, y, pos_weight=ctx.put(np.ones(3))),
+            RuntimeError,
+            "must match",
+        ),
+    }[arg]
+    refusal(ctx, attempt, error, fragment)
+
+
+@sweep(
+    "flags-{reduction}-{weight}-{pos}",
+    reduction=["mean", "sum", "none"],
+    weight=["no-weight", "weight"],
+    pos=["no-pos-weight", "pos-weight"],
+)
+def bce_grid(ctx, reduction, weight, pos):
+    import torch
+
+    x_np = ctx.rng.standard_normal((6, 4)) * 3
+    y_np = ctx.rng.random((6, 4))
+    w_np, pw_np = ctx.rng.uniform(0.5, 2, 4), ctx.rng.uniform(0.5, 3, 4)
+    kwargs = {"reduction": reduction}
+    if weight == "weight":
+        kwargs["weight"] = ctx.put(w_np)
+    if pos == "pos-weight":
+        kwargs["pos_weight"] = ctx.put(pw_np)
+    out = ctx.measure(torch.nn.BCEWithLogitsLoss(**kwargs), ctx.put(x_np), ctx.put(y_np))
+    ref = _reference(
+        x_np, y_np, pw_np if pos == "pos-weight" else 1.0, w_np if weight == "weight" else 1.0
+    )
+    expected = {"mean": ref.mean(), "sum": ref.sum(), "none": ref}[reduction]
+    ctx.check_close(out, expected, dtype="float64", kind="reduction")
+
+
+@case("vmap-per-sample-losses")
+def bce_vmap(ctx):
+    import torch.nn.functional as F
+    from _torchhelp import vmap
+
+    x_np, y_np = ctx.rng.standard_normal((5, 8)) * 2, ctx.rng.random((5, 8))
+    fn = vmap(ctx)(lambda a, b: F.binary_cross_entropy_with_logits(a, b, reduction="sum"))
+    out = ctx.measure(fn, ctx.put(x_np), ctx.put(y_np))
+    ctx.check_close(out, _reference(x_np, y_np).sum(axis=1), dtype="float64", kind="reduction")
+
+
+@case("grad2-gradgradcheck")
+def bce_gradgrad(ctx):
+    import torch.nn.functional as F
+    from _torchhelp import gradgradcheck
+
+    pw = ctx.put(np.array([1.0, 2.0, 0.5]))
+    gradgradcheck(
+        ctx,
+        lambda a, b: F.binary_cross_entropy_with_logits(a, b, pos_weight=pw),
+        ctx.rng.standard_normal((4, 3)),
+        ctx.rng.random((4, 3)),
+    )
+
+
+@case("checkpoint-weight-buffers")
+def bce_restore(ctx):
+    import torch
+    from _torchhelp import saved
+
+    w_np, pw_np = ctx.rng.uniform(0.5, 2, 4), ctx.rng.uniform(0.5, 3, 4)
+    source = torch.nn.BCEWithLogitsLoss(weight=ctx.put(w_np), pos_weight=ctx.put(pw_np))
+    checkpoint = saved(source.state_dict())
+    # A fresh loss with placeholders of the same shape takes the saved buffers.
+    target = torch.nn.BCEWithLogitsLoss(weight=ctx.put(np.ones(4)), pos_weight=ctx.put(np.ones(4)))
+    ctx.measure(target.load_state_dict, checkpoint, warm=False)
+    x_np, y_np = ctx.rng.standard_normal((3, 4)), ctx.rng.random((3, 4))
+    out = target(ctx.put(x_np), ctx.put(y_np))
+    ctx.check_close(out, _reference(x_np, y_np, pw_np, w_np).mean(), dtype="float64")

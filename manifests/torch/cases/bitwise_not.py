@@ -82,3 +82,48 @@ def bitwise_not_forms(ctx, form):
         shaped = np.zeros((0, 3), "int32") if form == "empty" else np.array(5, "int32")
         result, expected = ctx.measure(torch.bitwise_not, ctx.put(shaped)), np.invert(shaped)
     ctx.check_equal(result, expected)
+
+
+# The study's kinds of paths (issue #33): the refusal of floats with its class (RuntimeError
+# until 2.7, NotImplementedError from 2.8) and message, vmap over a batch, and indexing
+# forms: the in-place method on a row, a strided slice and a boolean mask changes only those.
+@case("raises-float")
+def bitwise_not_raises(ctx):
+    import torch
+    from _torchhelp import kernel_error, refusal
+
+    x = ctx.put(np.ones(3, dtype="float32"))
+    refusal(ctx, lambda: torch.bitwise_not(x), kernel_error(ctx), "not implemented for 'Float'")
+
+
+@sweep("vmap-{dtype}", dtype=["int32", "uint8", "bool"])
+def bitwise_not_vmap(ctx, dtype):
+    import torch
+    from _torchhelp import draw, vmap
+
+    x = draw(ctx, (6, 10), dtype, 0, 200)
+    out = ctx.measure(vmap(ctx)(torch.bitwise_not), ctx.put(x))
+    ctx.check_equal(out, np.invert(x))
+
+
+@sweep("index-{form}", form=["row", "slice-step", "mask"])
+def bitwise_not_indexing(ctx, form):
+    x_np = ctx.rng.integers(-100, 100, size=(5, 6)).astype("int32")
+    x = ctx.put(x_np)
+    expected = x_np.copy()
+    if form == "row":
+        ctx.measure(x[2].bitwise_not_, warm=False)
+        expected[2] = np.invert(expected[2])
+    elif form == "slice-step":
+        ctx.measure(x[:, ::2].bitwise_not_, warm=False)
+        expected[:, ::2] = np.invert(expected[:, ::2])
+    else:
+        mask_np = x_np > 0
+        mask = ctx.put(mask_np)
+
+        def masked():
+            x[mask] = x[mask].bitwise_not()  # index_put_ of the masked elements
+
+        ctx.measure(masked, warm=False)
+        expected[mask_np] = np.invert(expected[mask_np])
+    ctx.check_equal(x, expected)

@@ -114,3 +114,47 @@ def broadcast_grad_dtypes(ctx, dtype):
     grad_a, grad_b = ctx.measure(backward)
     ctx.check_equal(grad_a, np.full((3, 1), 10.0))  # 2 per element, summed over 5 columns
     ctx.check_equal(grad_b, np.full((1, 5), 3.0))
+
+
+# The study's kinds of paths (issue #33): the refusals with class and message (incompatible
+# shapes; writing in place to an expanded result, whose elements share memory), vmap, and
+# second derivatives.
+@sweep("raises-{arg}", arg=["incompatible", "third-incompatible", "write-to-expanded"])
+def broadcast_refusals(ctx, arg):
+    import torch
+    from _torchhelp import refusal
+
+    a, b = ctx.put(np.zeros((3, 1))), ctx.put(np.zeros((1, 4)))
+    if arg == "write-to-expanded":
+        x, _ = torch.broadcast_tensors(a, b)
+        refusal(ctx, lambda: x.add_(1), RuntimeError, "single memory location", warm=False)
+        return
+    if arg == "incompatible":  # (3,) against (4,)
+        inputs = (ctx.put(np.zeros(3)), ctx.put(np.zeros(4)))
+    else:  # the first two agree on (3, 4); the third, (2, 3, 5), does not
+        inputs = (a, b, ctx.put(np.zeros((2, 3, 5))))
+    refusal(ctx, lambda: torch.broadcast_tensors(*inputs), RuntimeError, "must match")
+
+
+@case("vmap-per-sample-shapes")
+def broadcast_vmap(ctx):
+    import torch
+    from _torchhelp import vmap
+
+    # Per sample (3, 1) against (4,): each sample broadcasts to (3, 4).
+    a_np, b_np = ctx.rng.standard_normal((5, 3, 1)), ctx.rng.standard_normal((5, 4))
+    x, y = ctx.measure(vmap(ctx)(torch.broadcast_tensors), ctx.put(a_np), ctx.put(b_np))
+    ctx.check_equal(x, np.broadcast_to(a_np, (5, 3, 4)))
+    ctx.check_equal(y, np.broadcast_to(b_np[:, None, :], (5, 3, 4)))
+
+
+@case("grad2-gradgradcheck")
+def broadcast_gradgrad(ctx):
+    import torch
+    from _torchhelp import gradgradcheck
+
+    def fn(a, b):
+        x, y = torch.broadcast_tensors(a, b)
+        return x * y * x
+
+    gradgradcheck(ctx, fn, ctx.rng.standard_normal((3, 1)), ctx.rng.standard_normal((1, 4)))

@@ -103,3 +103,94 @@ def cat_forms(ctx, form):
         cl = a.contiguous(memory_format=torch.channels_last)
         out = ctx.measure(torch.cat, [cl, cl], dim=1)
         ctx.check_equal(out, np.concatenate([a_np, a_np], axis=1))
+
+
+# The study's kinds of paths (issue #33): the refusals with class and message, the grid of
+# dim x out=, vmap, second derivatives, and uncoalesced sparse inputs whose duplicate
+# indices survive concatenation (their values add when densified).
+@sweep(
+    "raises-{arg}",
+    arg=["shape", "dim-out-of-range", "zero-dimensional", "out-overlaps-input"],
+)
+def cat_refusals(ctx, arg):
+    import torch
+    from _torchhelp import refusal
+
+    x = ctx.put(np.zeros((2, 3), dtype="float32"))
+    whole = ctx.put(np.zeros((4, 3), dtype="float32"))
+    attempt, error, fragment = {
+        "shape": (
+            lambda: torch.cat([x, ctx.put(np.zeros((2, 4), dtype="float32"))]),
+            RuntimeError,
+            "Sizes of tensors must match except in dimension 0",
+        ),
+        "dim-out-of-range": (lambda: torch.cat([x, x], dim=2), IndexError, "out of range"),
+        "zero-dimensional": (
+            lambda: torch.cat([x[0, 0], x[0, 1]]),
+            RuntimeError,
+            "zero-dimensional tensor",
+        ),
+        "out-overlaps-input": (
+            # out= of the right size that is also the input (1.12 resizes a wrongly sized
+            # out= before it checks for overlap, so the size must fit).
+            lambda: torch.cat([whole[:2], whole[2:]], out=whole),
+            RuntimeError,
+            "single memory location",
+        ),
+    }[arg]
+    refusal(ctx, attempt, error, fragment)
+
+
+@sweep("flags-{dim}-{out}", dim=["dim0", "dim1", "dim-minus1"], out=["returned", "out"])
+def cat_grid(ctx, dim, out):
+    import torch
+
+    axis = {"dim0": 0, "dim1": 1, "dim-minus1": -1}[dim]
+    parts = [ctx.rng.standard_normal((3, 4, 2)) for _ in range(3)]
+    expected = np.concatenate(parts, axis=axis)
+    tensors = [ctx.put(p) for p in parts]
+    if out == "out":
+        buf = ctx.put(np.zeros(expected.shape))
+        result = ctx.measure(torch.cat, tensors, dim=axis, out=buf, warm=False)
+        ctx.check(result.data_ptr() == buf.data_ptr(), "out= returned another tensor")
+        ctx.check_equal(buf, expected)
+    else:
+        ctx.check_equal(ctx.measure(torch.cat, tensors, dim=axis), expected)
+
+
+@case("vmap-pairs")
+def cat_vmap(ctx):
+    import torch
+    from _torchhelp import vmap
+
+    a_np, b_np = ctx.rng.standard_normal((4, 3, 2)), ctx.rng.standard_normal((4, 5, 2))
+    out = ctx.measure(vmap(ctx)(lambda a, b: torch.cat([a, b])), ctx.put(a_np), ctx.put(b_np))
+    ctx.check_equal(out, np.concatenate([a_np, b_np], axis=1))
+
+
+@case("grad2-gradgradcheck")
+def cat_gradgrad(ctx):
+    import torch
+    from _torchhelp import gradgradcheck
+
+    gradgradcheck(
+        ctx,
+        lambda a, b: torch.cat([a * b[:2], b.sin()]) ** 2,
+        ctx.rng.standard_normal((2, 3)),
+        ctx.rng.standard_normal((4, 3)),
+    )
+
+
+@case("duplicate-sparse-uncoalesced")
+def cat_duplicates(ctx):
+    import torch
+
+    if ctx.flavor not in ("cpu", "cuda"):
+        ctx.skip(f"sparse COO tensors are CPU/CUDA only (this is {ctx.flavor})")
+    # Index 1 appears twice in each part (an uncoalesced COO tensor).
+    idx = ctx.put(np.array([[1, 1, 3]], dtype="int64"))
+    a = torch.sparse_coo_tensor(idx, ctx.put(np.array([1.0, 2.0, 4.0])), (5,))
+    b = torch.sparse_coo_tensor(idx, ctx.put(np.array([10.0, 20.0, 40.0])), (5,))
+    out = ctx.measure(torch.cat, [a, b])
+    ctx.check(out.is_sparse and out.shape == (10,), f"cat gave {out.layout} {tuple(out.shape)}")
+    ctx.check_equal(out.to_dense(), [0, 3, 0, 4, 0, 0, 30, 0, 40, 0])

@@ -137,3 +137,89 @@ def concat_forms(ctx, form):
         both = ConcatDataset(parts)
         ok = ctx.measure(refused, lambda: both[-10], (ValueError, IndexError))
         ctx.check(ok and both[-9] == 0, "negative indices past the start were served", "other")
+
+
+# The study's kinds of paths (issue #33): each documented refusal with its class and
+# message, index forms at the parts' edges (positive and negative, NumPy and 0-d tensor
+# indices), the same part listed twice, and a shuffled epoch restored from its generator's
+# saved state.
+@sweep("raises-{arg}", arg=["iterable-part", "no-parts", "negative-past-start", "past-end"])
+def concat_refusals(ctx, arg):
+    from _torchhelp import refusal
+    from torch.utils.data import ConcatDataset, IterableDataset
+
+    class Stream(IterableDataset):
+        def __iter__(self):
+            return iter(range(3))
+
+    both = ConcatDataset([[1, 2], [3]])
+    attempt, error, fragment = {
+        "iterable-part": (
+            lambda: ConcatDataset([Stream()]),
+            AssertionError,
+            "does not support IterableDataset",
+        ),
+        "no-parts": (lambda: ConcatDataset([]), AssertionError, "should not be an empty iterable"),
+        "negative-past-start": (
+            lambda: both[-4],
+            ValueError,
+            "absolute value of index should not exceed dataset length",
+        ),
+        "past-end": (lambda: both[3], IndexError, "out of range"),
+    }[arg]
+    refusal(ctx, attempt, error, fragment)
+
+
+@sweep("index-{form}", form=["part-edges", "negative-part-edges", "numpy-int", "tensor-0d"])
+def concat_indexing(ctx, form):
+    import torch
+    from torch.utils.data import ConcatDataset
+
+    parts = [list(range(0, 3)), list(range(10, 14)), list(range(20, 22))]
+    both = ConcatDataset(parts)
+    flat = [v for p in parts for v in p]
+    picks = {
+        "part-edges": [0, 2, 3, 6, 7, 8],
+        "negative-part-edges": [-1, -2, -3, -6, -7, -9],
+    }.get(form, [1, 4, 8])
+    if form == "numpy-int":
+        keys = [np.int64(i) for i in picks]
+    elif form == "tensor-0d":
+        keys = [torch.tensor(i) for i in picks]
+    else:
+        keys = picks
+    got = ctx.measure(lambda: [int(both[k]) for k in keys])
+    ctx.check(got == [flat[i] for i in picks], f"{form}: items {got}")
+
+
+@case("duplicate-same-part-twice")
+def concat_duplicates(ctx):
+    from torch.utils.data import ConcatDataset
+
+    part = [5, 6, 7]
+    both = ctx.measure(ConcatDataset, [part, part, [9]])
+    got = [both[i] for i in range(len(both))]
+    ctx.check(got == [5, 6, 7, 5, 6, 7, 9], f"items {got}")
+    ctx.check(both.cumulative_sizes == [3, 6, 7], f"cumulative {both.cumulative_sizes}")
+
+
+@case("checkpoint-shuffle-generator-state")
+def concat_restore(ctx):
+    import torch
+    from torch.utils.data import ConcatDataset, DataLoader
+
+    both = ConcatDataset([list(range(7)), list(range(100, 109))])
+    gen = torch.Generator()
+    gen.manual_seed(ctx.seed)
+    loader = DataLoader(both, batch_size=4, shuffle=True, generator=gen)
+    state = gen.get_state()
+    first = [int(v) for b in loader for v in b]
+    second = [int(v) for b in loader for v in b]  # the generator moved on: another order
+
+    def replay():
+        gen.set_state(state)
+        return [int(v) for b in loader for v in b]
+
+    ctx.check(sorted(first) == sorted(list(range(7)) + list(range(100, 109))), "not a partition")
+    ctx.check(first != second, "two epochs drew the same order (p ~ 1/16!)")
+    ctx.check(ctx.measure(replay, warm=False) == first, "the restored state drew another order")

@@ -209,3 +209,96 @@ def conv2d_forms(ctx, form):
     if form == "unbatched":
         expected = expected[0]
     ctx.check_close(out, expected, rtol=1e-4, atol=1e-4)
+
+
+# The study's kinds of paths (issue #33): each documented refusal with class and message,
+# the full grid of stride x padding x dilation x groups against the direct correlation,
+# vmap over a batch of weights (model ensembling), second derivatives, and the module's
+# parameters through a saved state dict.
+@sweep(
+    "raises-{arg}",
+    arg=["channels", "groups", "same-padding-strided", "padding-mode", "kernel-too-big"],
+)
+def conv2d_refusals(ctx, arg):
+    import torch
+    from _torchhelp import refusal
+
+    if arg in ("groups", "same-padding-strided", "padding-mode"):
+        opts, fragment = {
+            "groups": ({"groups": 3}, "in_channels must be divisible by groups"),
+            "same-padding-strided": (
+                {"stride": 2, "padding": "same"},
+                "not supported for strided convolutions",
+            ),
+            "padding-mode": ({"padding_mode": "mirror"}, "padding_mode must be one of"),
+        }[arg]
+        refusal(ctx, lambda: torch.nn.Conv2d(4, 6, 3, **opts), ValueError, fragment)
+        return
+    conv = torch.nn.Conv2d(4, 6, 3 if arg == "channels" else 5).to(ctx.device)
+    x = ctx.put(np.zeros((1, 3, 8, 8) if arg == "channels" else (1, 4, 3, 3), dtype="float32"))
+    fragment = "to have 4 channels, but got 3" if arg == "channels" else "Kernel size can't be"
+    refusal(ctx, lambda: conv(x), RuntimeError, fragment)
+
+
+@sweep(
+    "flags-stride{stride}-pad{padding}-dil{dilation}-groups{groups}",
+    stride=["1", "2"],
+    padding=["0", "1"],
+    dilation=["1", "2"],
+    groups=["1", "2"],
+)
+def conv2d_grid(ctx, stride, padding, dilation, groups):
+    import torch.nn.functional as F
+
+    opts = {"stride": int(stride), "padding": int(padding), "dilation": int(dilation)}
+    opts["groups"] = int(groups)
+    x_np = ctx.rng.standard_normal((2, 4, 9, 8))
+    w_np = ctx.rng.standard_normal((6, 4 // int(groups), 3, 3))
+    b_np = ctx.rng.standard_normal(6)
+    out = ctx.measure(F.conv2d, ctx.put(x_np), ctx.put(w_np), ctx.put(b_np), **opts)
+    ctx.check_close(out, correlate2d(x_np, w_np, b_np, **opts), dtype="float64", kind="reduction")
+
+
+@case("vmap-ensemble-weights")
+def conv2d_vmap(ctx):
+    import torch.nn.functional as F
+    from _torchhelp import vmap
+
+    x_np = ctx.rng.standard_normal((2, 3, 6, 6))
+    w_np, b_np = ctx.rng.standard_normal((4, 5, 3, 3, 3)), ctx.rng.standard_normal((4, 5))
+    x = ctx.put(x_np)
+    fn = vmap(ctx)(lambda w, b: F.conv2d(x, w, b, padding=1))
+    out = ctx.measure(fn, ctx.put(w_np), ctx.put(b_np))
+    expected = np.stack([correlate2d(x_np, w_np[k], b_np[k], padding=1) for k in range(4)])
+    ctx.check_close(out, expected, dtype="float64", kind="reduction")
+
+
+@case("grad2-gradgradcheck")
+def conv2d_gradgrad(ctx):
+    import torch.nn.functional as F
+    from _torchhelp import gradgradcheck
+
+    gradgradcheck(
+        ctx,
+        lambda x, w: F.conv2d(x, w, stride=2, padding=1) ** 2,
+        ctx.rng.standard_normal((1, 2, 5, 5)),
+        ctx.rng.standard_normal((2, 2, 3, 3)),
+    )
+
+
+@case("checkpoint-state-dict-saved")
+def conv2d_restore(ctx):
+    import torch
+    from _torchhelp import saved
+
+    torch.manual_seed(ctx.seed)
+    source = torch.nn.Conv2d(3, 4, 3, padding=1).to(device=ctx.device, dtype=torch.float64)
+    checkpoint = saved(source.state_dict())
+    torch.manual_seed(ctx.seed + 1)  # another initialisation, replaced by the load
+    target = torch.nn.Conv2d(3, 4, 3, padding=1).to(device=ctx.device, dtype=torch.float64)
+    ctx.measure(target.load_state_dict, checkpoint, warm=False)
+    x_np = ctx.rng.standard_normal((2, 3, 5, 5))
+    with torch.no_grad():
+        out = target(ctx.put(x_np))
+    w, b = (ctx.to_numpy(t) for t in (source.weight.detach(), source.bias.detach()))
+    ctx.check_close(out, correlate2d(x_np, w, b, padding=1), dtype="float64", kind="reduction")

@@ -254,3 +254,90 @@ def conv3d_ints(ctx, dtype):
     ctx.check(out.dtype == getattr(torch, dtype), f"output dtype {out.dtype}", "type")
     expected = correlate3d(x_np, w_np, b_np, stride=2, padding=1)
     close_or_equal(ctx, out, expected.astype("int64"), dtype)
+
+
+# The study's kinds of paths (issue #33): each documented refusal with class and message,
+# the grid of stride x padding x groups against the direct correlation, vmap over a batch
+# of weights, second derivatives, and the module through a saved state dict.
+@sweep("raises-{arg}", arg=["channels", "out-groups", "2d-input"])
+def conv3d_refusals(ctx, arg):
+    import torch
+    from _torchhelp import refusal
+
+    if arg == "out-groups":
+        refusal(
+            ctx,
+            lambda: torch.nn.Conv3d(4, 6, 3, groups=4),
+            ValueError,
+            "out_channels must be divisible by groups",
+        )
+        return
+    conv = torch.nn.Conv3d(4, 6, 3).to(ctx.device)
+    shape, fragment = {
+        "channels": ((1, 3, 6, 6, 6), "to have 4 channels, but got 3"),
+        "2d-input": ((4, 8), "Expected 4D (unbatched) or 5D (batched) input"),
+    }[arg]
+    x = ctx.put(np.zeros(shape, dtype="float32"))
+    refusal(ctx, lambda: conv(x), RuntimeError, fragment)
+
+
+@sweep(
+    "flags-stride{stride}-pad{padding}-groups{groups}",
+    stride=["1", "2"],
+    padding=["0", "1"],
+    groups=["1", "2"],
+)
+def conv3d_grid(ctx, stride, padding, groups):
+    import torch.nn.functional as F
+
+    opts = {"stride": int(stride), "padding": int(padding), "groups": int(groups)}
+    x_np = ctx.rng.standard_normal((2, 4, 5, 6, 5))
+    w_np = ctx.rng.standard_normal((4, 4 // int(groups), 3, 3, 3))
+    b_np = ctx.rng.standard_normal(4)
+    out = ctx.measure(F.conv3d, ctx.put(x_np), ctx.put(w_np), ctx.put(b_np), **opts)
+    ctx.check_close(out, correlate3d(x_np, w_np, b_np, **opts), dtype="float64", kind="reduction")
+
+
+@case("vmap-ensemble-weights")
+def conv3d_vmap(ctx):
+    import torch.nn.functional as F
+    from _torchhelp import vmap
+
+    x_np = ctx.rng.standard_normal((2, 2, 4, 4, 4))
+    w_np, b_np = ctx.rng.standard_normal((3, 3, 2, 3, 3, 3)), ctx.rng.standard_normal((3, 3))
+    x = ctx.put(x_np)
+    fn = vmap(ctx)(lambda w, b: F.conv3d(x, w, b, padding=1))
+    out = ctx.measure(fn, ctx.put(w_np), ctx.put(b_np))
+    expected = np.stack([correlate3d(x_np, w_np[k], b_np[k], padding=1) for k in range(3)])
+    ctx.check_close(out, expected, dtype="float64", kind="reduction")
+
+
+@case("grad2-gradgradcheck")
+def conv3d_gradgrad(ctx):
+    import torch.nn.functional as F
+    from _torchhelp import gradgradcheck
+
+    gradgradcheck(
+        ctx,
+        lambda x, w: F.conv3d(x, w, stride=2, padding=1) ** 2,
+        ctx.rng.standard_normal((1, 2, 3, 4, 3)),
+        ctx.rng.standard_normal((2, 2, 2, 2, 2)),
+    )
+
+
+@case("checkpoint-state-dict-saved")
+def conv3d_restore(ctx):
+    import torch
+    from _torchhelp import saved
+
+    torch.manual_seed(ctx.seed)
+    source = torch.nn.Conv3d(2, 3, 3, padding=1).to(device=ctx.device, dtype=torch.float64)
+    checkpoint = saved(source.state_dict())
+    torch.manual_seed(ctx.seed + 1)
+    target = torch.nn.Conv3d(2, 3, 3, padding=1).to(device=ctx.device, dtype=torch.float64)
+    ctx.measure(target.load_state_dict, checkpoint, warm=False)
+    x_np = ctx.rng.standard_normal((1, 2, 4, 4, 4))
+    with torch.no_grad():
+        out = target(ctx.put(x_np))
+    w, b = (ctx.to_numpy(t) for t in (source.weight.detach(), source.bias.detach()))
+    ctx.check_close(out, correlate3d(x_np, w, b, padding=1), dtype="float64", kind="reduction")

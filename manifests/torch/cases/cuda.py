@@ -161,3 +161,36 @@ def cuda_forms(ctx, form):
         out = ctx.measure(lambda: pinned.to("cuda", non_blocking=True))
         torch.cuda.synchronize()
         ctx.check_equal(out, np.arange(1024, dtype="float32"))
+
+
+# The study's kinds of paths (issue #33), on a CUDA cell: the documented refusal of a device
+# index past the count (class and message), and the device generator's state saved and
+# restored draws the same numbers again. On other cells these skip: a second attempt to
+# initialise CUDA without a driver hangs torch 1.12 (see unavailable-refuses-tensors).
+@case("raises-device-index-past-count")
+def cuda_bad_index(ctx):
+    import torch
+    from _torchhelp import refusal
+
+    _need_cuda(ctx)
+    count = torch.cuda.device_count()
+    refusal(
+        ctx, lambda: torch.cuda.get_device_properties(count), AssertionError, "Invalid device id"
+    )
+
+
+@case("checkpoint-rng-state")
+def cuda_rng_restore(ctx):
+    import torch
+
+    _need_cuda(ctx)
+    ctx.not_comparable("draws from the device's random generator")
+    torch.cuda.manual_seed(ctx.seed)
+    state = torch.cuda.get_rng_state(ctx.device)
+    first = ctx.to_numpy(torch.rand(256, device=ctx.device))
+
+    def replay():
+        torch.cuda.set_rng_state(state, ctx.device)
+        return torch.rand(256, device=ctx.device)
+
+    ctx.check_equal(ctx.measure(replay), first)

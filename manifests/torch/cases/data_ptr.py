@@ -65,3 +65,45 @@ def data_ptr_forms(ctx, form):
         ptr = ctx.measure(x.data_ptr)
         storage = x.untyped_storage() if hasattr(x, "untyped_storage") else x.storage()
         ctx.check(storage.data_ptr() == ptr, "the storage's pointer is not the tensor's")
+
+
+# The study's kinds of paths (issue #33): the documented refusal of tensors without storage
+# (sparse; a tensor under vmap), class and message; and indexing forms: where basic
+# indexing starts a view (an integer row, a negative row, a step slice) and that advanced
+# indexing copies.
+@sweep("raises-{arg}", arg=["sparse", "under-vmap"])
+def data_ptr_refusals(ctx, arg):
+    import torch
+    from _torchhelp import refusal, vmap
+
+    if arg == "sparse":
+        if ctx.flavor not in ("cpu", "cuda"):
+            ctx.skip(f"sparse COO tensors are CPU/CUDA only (this is {ctx.flavor})")
+        s = ctx.put(np.eye(3, dtype="float32")).to_sparse()
+        attempt = s.data_ptr
+    else:
+        batched = vmap(ctx)
+        x = ctx.put(np.zeros((2, 3), dtype="float32"))
+        attempt = lambda: batched(lambda r: torch.full((), float(r.data_ptr())))(x)  # noqa: E731
+    refusal(
+        ctx, attempt, RuntimeError, "Cannot access data pointer of Tensor that doesn't have storage"
+    )
+
+
+@sweep("index-{form}", form=["integer-row", "negative-row", "slice-step", "advanced-copies"])
+def data_ptr_indexing(ctx, form):
+    x = ctx.put(np.zeros((5, 6), dtype="float64"))
+    base, size = x.data_ptr(), x.element_size()
+    if form == "integer-row":
+        ctx.check(ctx.measure(x[2].data_ptr) - base == 2 * 6 * size, "x[2] is not 12 elements in")
+    elif form == "negative-row":
+        ctx.check(ctx.measure(x[-1].data_ptr) - base == 4 * 6 * size, "x[-1] is not 24 elements in")
+    elif form == "slice-step":
+        view = x[1::2, ::3]
+        ctx.check(
+            ctx.measure(view.data_ptr) - base == 6 * size, "x[1::2, ::3] is not 6 elements in"
+        )
+        ctx.check(view.stride() == (12, 3), f"strides {view.stride()}")
+    else:
+        picked = x[[0, 2]]
+        ctx.check(ctx.measure(picked.data_ptr) != base, "advanced indexing returned a view")

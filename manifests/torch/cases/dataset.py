@@ -164,3 +164,111 @@ def dataset_forms(ctx, form):
             return False
 
         ctx.check(ctx.measure(attempt), "Dataset.__getitem__ did not raise", "other")
+
+
+# The study's kinds of paths (issue #33): DataLoader's documented refusals of a Dataset
+# with conflicting options (class and message); the full grid of shuffle x drop_last x
+# batch size; and checkpoint/restore of the iteration: a shuffled epoch replayed from the
+# generator's saved state, a run resumed mid-epoch by skipping the batches already seen,
+# and a RandomSampler restored the same way.
+@sweep("raises-{arg}", arg=["batch-size-zero", "shuffle-and-sampler", "batch-sampler-and-size"])
+def dataset_refusals(ctx, arg):
+    from _torchhelp import refusal
+    from torch.utils.data import DataLoader
+
+    squares = _squares(10)
+    attempt, fragment = {
+        "batch-size-zero": (
+            lambda: DataLoader(squares, batch_size=0),
+            "batch_size should be a positive integer value",
+        ),
+        "shuffle-and-sampler": (
+            lambda: DataLoader(squares, shuffle=True, sampler=[0, 1]),
+            "sampler option is mutually exclusive with shuffle",
+        ),
+        "batch-sampler-and-size": (
+            lambda: DataLoader(squares, batch_size=2, batch_sampler=[[0, 1]]),
+            "batch_sampler option is mutually exclusive",
+        ),
+    }[arg]
+    refusal(ctx, attempt, ValueError, fragment)
+
+
+@sweep(
+    "flags-{order}-{last}-batch{batch}",
+    order=["sequential", "shuffled"],
+    last=["keep-last", "drop-last"],
+    batch=["3", "4"],
+)
+def dataset_grid(ctx, order, last, batch):
+    import torch
+    from torch.utils.data import DataLoader
+
+    n, size = 10, int(batch)
+    gen = torch.Generator()
+    gen.manual_seed(ctx.seed)
+    loader = DataLoader(
+        _squares(n),
+        batch_size=size,
+        shuffle=order == "shuffled",
+        drop_last=last == "drop-last",
+        generator=gen,
+    )
+    batches = ctx.measure(lambda: [b[0].tolist() for b in loader], warm=False)
+    full, rest = divmod(n, size)
+    want_sizes = [size] * full + ([rest] if rest and last == "keep-last" else [])
+    ctx.check([len(b) for b in batches] == want_sizes, f"batch sizes {[len(b) for b in batches]}")
+    seen = [i for b in batches for i in b]
+    ctx.check(len(set(seen)) == len(seen) and set(seen) <= set(range(n)), f"items {seen}")
+    if order == "sequential":
+        ctx.check(seen == list(range(len(seen))), f"sequential order {seen}")
+    if last == "keep-last":
+        ctx.check(sorted(seen) == list(range(n)), f"an epoch missed items: {sorted(seen)}")
+
+
+@sweep("checkpoint-{form}", form=["epoch-from-generator-state", "mid-epoch", "random-sampler"])
+def dataset_restore(ctx, form):
+    import torch
+    from torch.utils.data import DataLoader, RandomSampler
+
+    squares = _squares(23)
+    gen = torch.Generator()
+    gen.manual_seed(ctx.seed)
+    if form == "random-sampler":
+        sampler = RandomSampler(squares, generator=gen)
+        state = gen.get_state()
+        first = list(sampler)
+
+        def replay():
+            gen.set_state(state)
+            return list(sampler)
+
+        ctx.check(sorted(first) == list(range(23)), "the sampler is not a permutation")
+        ctx.check(
+            ctx.measure(replay, warm=False) == first, "the restored sampler drew another order"
+        )
+        return
+    loader = DataLoader(squares, batch_size=5, shuffle=True, generator=gen)
+    state = gen.get_state()
+    epoch = [b[0].tolist() for b in loader]
+    if form == "epoch-from-generator-state":
+
+        def replay():
+            gen.set_state(state)
+            return [b[0].tolist() for b in loader]
+
+        ctx.check(ctx.measure(replay, warm=False) == epoch, "the restored state drew another epoch")
+        return
+    # Resume after two batches: a new loader whose generator is restored to the epoch's
+    # start, with the two batches already seen skipped, serves the rest of that epoch.
+    resumed_gen = torch.Generator()
+    resumed_gen.set_state(state)
+    resumed = DataLoader(squares, batch_size=5, shuffle=True, generator=resumed_gen)
+
+    def resume():
+        it = iter(resumed)
+        for _ in range(2):
+            next(it)
+        return [b[0].tolist() for b in it]
+
+    ctx.check(ctx.measure(resume, warm=False) == epoch[2:], "the resumed epoch differs")

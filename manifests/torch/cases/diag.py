@@ -103,3 +103,45 @@ def diag_grad_dtypes(ctx, dtype):
 
     vals = ctx.to_numpy(v.detach()).astype("complex128")
     ctx.check_close(ctx.measure(backward), vals / np.abs(vals), dtype=dtype)
+
+
+# The study's kinds of paths (issue #33): the refusal of a 3-d input (class; the message
+# changed between releases), vmap (a batch of vectors to a batch of diagonal matrices),
+# second derivatives, and the diagonal against advanced indexing of the same elements.
+@case("raises-3d")
+def diag_raises(ctx):
+    import torch
+    from _torchhelp import refusal
+
+    cube = ctx.put(np.zeros((2, 2, 2), dtype="float32"))
+    refusal(ctx, lambda: torch.diag(cube), RuntimeError)
+
+
+@sweep("vmap-{direction}", direction=["vector", "matrix"])
+def diag_vmap(ctx, direction):
+    import torch
+    from _torchhelp import vmap
+
+    shape = (4, 5) if direction == "vector" else (4, 5, 6)
+    x = ctx.rng.standard_normal(shape)
+    out = ctx.measure(vmap(ctx)(lambda t: torch.diag(t, 1)), ctx.put(x))
+    ctx.check_equal(out, np.stack([np.diag(s, 1) for s in x]))
+
+
+@case("grad2-gradgradcheck")
+def diag_gradgrad(ctx):
+    import torch
+    from _torchhelp import gradgradcheck
+
+    gradgradcheck(ctx, lambda t: torch.diag(t, -1) ** 3, ctx.rng.standard_normal((4, 3)))
+
+
+@sweep("index-{offset}", offset=["main", "above", "below"])
+def diag_indexing(ctx, offset):
+    import torch
+
+    k = {"main": 0, "above": 2, "below": -1}[offset]
+    m = ctx.put(ctx.rng.standard_normal((5, 6)))
+    rows = np.arange(max(-k, 0), min(5, 6 - k))
+    gathered = m[ctx.put(rows), ctx.put(rows + k)]  # m[i, i + k] by advanced indexing
+    ctx.check_equal(ctx.measure(torch.diag, m, k), ctx.to_numpy(gathered))

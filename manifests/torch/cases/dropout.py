@@ -141,3 +141,96 @@ def dropout_grad_dtypes(ctx, dtype):
 
     y, grad = ctx.measure(backward, warm=False)
     ctx.check_equal(grad, ctx.to_numpy(y.detach()))  # the gradient is the mask times 2
+
+
+# The study's kinds of paths (issue #33): the refusal of random work under vmap's default
+# randomness='error' (class and message); vmap with 'different' (a mask per sample) and
+# 'same' (one mask for all); second derivatives (the draw reseeded inside, so finite
+# differences see one mask); the global generator's state saved and restored draws the
+# same mask; and the full grid of p x training x inplace.
+@case("raises-vmap-randomness-error")
+def dropout_vmap_refusal(ctx):
+    ctx.not_comparable("draws from the device's random generator")
+    import torch.nn.functional as F
+    from _torchhelp import refusal, vmap
+
+    batched = vmap(ctx)(lambda r: F.dropout(r, 0.5, True))
+    x = ctx.put(np.ones((3, 8), dtype="float32"))
+    refusal(ctx, lambda: batched(x), RuntimeError, "randomness")
+
+
+@sweep("vmap-randomness-{mode}", mode=["different", "same"])
+def dropout_vmap(ctx, mode):
+    ctx.not_comparable("draws from the device's random generator")
+    import torch
+    import torch.nn.functional as F
+    from _torchhelp import vmap
+
+    torch.manual_seed(ctx.seed)
+    fn = vmap(ctx)(lambda r: F.dropout(r, 0.5, True), randomness=mode)
+    out = ctx.to_numpy(ctx.measure(fn, ctx.put(np.full((6, 64), 3.0, dtype="float32"))))
+    ctx.check(set(np.unique(out).tolist()) <= {0.0, 6.0}, f"values {np.unique(out)}")
+    masks = out != 0
+    same = all(np.array_equal(masks[0], m) for m in masks[1:])
+    # Six masks of 64 draws each: two 'different' masks agree with probability 2^-64.
+    ctx.check(same == (mode == "same"), f"randomness={mode!r}: masks identical is {same}")
+
+
+@case("grad2-gradgradcheck")
+def dropout_gradgrad(ctx):
+    ctx.not_comparable("draws from the device's random generator")
+    import torch
+    import torch.nn.functional as F
+    from _torchhelp import gradgradcheck
+
+    def fn(t):
+        torch.manual_seed(ctx.seed)  # the same mask on every evaluation
+        return F.dropout(t, 0.3, True) ** 3
+
+    gradgradcheck(ctx, fn, ctx.rng.standard_normal(12))
+
+
+@case("checkpoint-rng-state")
+def dropout_restore(ctx):
+    ctx.not_comparable("draws from the device's random generator")
+    import torch.nn.functional as F
+    from _torchhelp import rng_state
+
+    get_state, set_state = rng_state(ctx)
+    x = ctx.put(np.ones(256, dtype="float32"))
+    state = get_state()
+    first = ctx.to_numpy(F.dropout(x, 0.5, True))
+    second = ctx.to_numpy(F.dropout(x, 0.5, True))
+
+    def replay():
+        set_state(state)
+        return F.dropout(x, 0.5, True)
+
+    ctx.check(not np.array_equal(first, second), "two draws gave one mask (p = 2^-256)")
+    ctx.check_equal(ctx.measure(replay, warm=False), first)
+
+
+@sweep(
+    "flags-p{p}-{phase}-{inplace}",
+    p=["0.25", "0.5"],
+    phase=["training", "eval"],
+    inplace=["copy", "inplace"],
+)
+def dropout_grid(ctx, p, phase, inplace):
+    ctx.not_comparable("draws from the device's random generator")
+    import torch
+    import torch.nn.functional as F
+
+    prob, training, in_place = float(p), phase == "training", inplace == "inplace"
+    torch.manual_seed(ctx.seed)
+    x = ctx.put(np.full(4096, 2.0, dtype="float32"))
+    out = ctx.measure(F.dropout, x, prob, training, in_place, warm=False)
+    got = np.asarray(ctx.to_numpy(out), dtype="float64")
+    if not training:  # the input itself comes back, whatever inplace says
+        ctx.check_equal(got, np.full(4096, 2.0))
+        return
+    ctx.check((out.data_ptr() == x.data_ptr()) == in_place, f"inplace={in_place} aliasing")
+    kept = got != 0
+    ctx.check_close(got[kept], np.full(int(kept.sum()), 2.0 / (1 - prob)), dtype="float32")
+    dropped = float((got == 0).mean())
+    ctx.check(abs(dropped - prob) < 0.05, f"dropped share {dropped:.3f}, expected {prob}")

@@ -95,3 +95,65 @@ def dropout3d_forms(ctx, form):
         return
     ctx.check(bool(np.all(flat.min(axis=1) == flat.max(axis=1))), "a channel was split")
     ctx.check(set(np.unique(flat).tolist()) <= {0.0, 2.0}, "survivors not scaled by 2")
+
+
+# The study's kinds of paths (issue #33): the refusal of p outside [0, 1] (module and
+# functional; class and message), the global generator's state restored draws the same
+# channels, and the full grid of training x inplace x batched input.
+@sweep("raises-p-{form}", form=["module", "functional"])
+def dropout3d_refusals(ctx, form):
+    ctx.not_comparable("draws from the device's random generator")
+    import torch
+    import torch.nn.functional as F
+    from _torchhelp import refusal
+
+    x = ctx.put(np.ones((2, 2, 2, 2, 2), dtype="float32"))
+    attempt = (
+        (lambda: torch.nn.Dropout3d(-0.1))
+        if form == "module"
+        else (lambda: F.dropout3d(x, 2.0, True))
+    )
+    refusal(ctx, attempt, ValueError, "dropout probability has to be between 0 and 1")
+
+
+@case("checkpoint-rng-state")
+def dropout3d_restore(ctx):
+    ctx.not_comparable("draws from the device's random generator")
+    import torch
+    from _torchhelp import rng_state
+
+    get_state, set_state = rng_state(ctx)
+    layer = torch.nn.Dropout3d(0.5).train()
+    x = ctx.put(np.ones((4, 32, 2, 2, 2), dtype="float32"))
+    state = get_state()
+    first = ctx.to_numpy(layer(x))
+
+    def replay():
+        set_state(state)
+        return layer(x)
+
+    ctx.check_equal(ctx.measure(replay, warm=False), first)
+
+
+@sweep(
+    "flags-{phase}-{inplace}-{batch}",
+    phase=["training", "eval"],
+    inplace=["copy", "inplace"],
+    batch=["batched", "unbatched"],
+)
+def dropout3d_grid(ctx, phase, inplace, batch):
+    ctx.not_comparable("draws from the device's random generator")
+    import torch
+
+    torch.manual_seed(ctx.seed)
+    shape = (4, 16, 2, 3, 2) if batch == "batched" else (16, 2, 3, 2)
+    x = ctx.put(np.full(shape, 3.0, dtype="float32"))
+    layer = torch.nn.Dropout3d(0.5, inplace=inplace == "inplace").train(phase == "training")
+    out = ctx.measure(layer, x, warm=False)
+    if phase == "eval":
+        ctx.check_equal(out, np.full(shape, 3.0))
+        return
+    ctx.check((out.data_ptr() == x.data_ptr()) == (inplace == "inplace"), "inplace aliasing")
+    flat = ctx.to_numpy(out).reshape(-1, 12)  # one row per (sample, channel)
+    ctx.check(bool(np.all(flat.min(axis=1) == flat.max(axis=1))), "a channel was split")
+    ctx.check(set(np.unique(flat).tolist()) <= {0.0, 6.0}, f"values {np.unique(flat)}")

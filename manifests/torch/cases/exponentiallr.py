@@ -138,3 +138,55 @@ def exponential_forms(ctx, form):
         p.grad = ctx.put(np.ones(2, dtype="float32"))
         ctx.measure(opt.step, warm=False)
         ctx.check_close(p.detach(), [1 - 0.125, 1 - 0.125], dtype="float32")
+
+
+# The study's kinds of paths (issue #33): the documented refusals (no optimizer; resuming
+# at last_epoch without the groups' initial_lr), and a checkpoint of optimizer and
+# scheduler through torch.save/torch.load that resumes the schedule where it stopped.
+@sweep("raises-{arg}", arg=["not-an-optimizer", "resume-without-initial-lr"])
+def exponential_refusals(ctx, arg):
+    import torch
+    from _torchhelp import refusal
+
+    if arg == "not-an-optimizer":
+        refusal(
+            ctx,
+            lambda: torch.optim.lr_scheduler.ExponentialLR(3, gamma=0.5),
+            TypeError,
+            "is not an Optimizer",
+        )
+        return
+    opt = _optimizer(ctx)
+    refusal(
+        ctx,
+        lambda: torch.optim.lr_scheduler.ExponentialLR(opt, gamma=0.5, last_epoch=3),
+        KeyError,
+        "initial_lr",
+    )
+
+
+@case("checkpoint-saved-checkpoint")
+def exponential_checkpoint(ctx):
+    import torch
+    from _torchhelp import saved
+
+    opt = _optimizer(ctx, (0.1, 0.02))
+    sched = torch.optim.lr_scheduler.ExponentialLR(opt, gamma=0.7)
+    for _ in range(3):
+        opt.step()
+        sched.step()
+    checkpoint = saved({"opt": opt.state_dict(), "sched": sched.state_dict()})
+    opt2 = _optimizer(ctx, (1.0, 1.0))  # other lrs: the checkpoint's come back
+    opt2.load_state_dict(checkpoint["opt"])
+    sched2 = torch.optim.lr_scheduler.ExponentialLR(opt2, gamma=0.7)
+    sched2.load_state_dict(checkpoint["sched"])
+
+    def resume():
+        for _ in range(2):
+            opt2.step()
+            sched2.step()
+        return [g["lr"] for g in opt2.param_groups]
+
+    got = ctx.measure(resume, warm=False)
+    ctx.check(sched2.last_epoch == 5, f"last_epoch {sched2.last_epoch}, not 5")
+    ctx.check_close(got, [0.1 * 0.7**5, 0.02 * 0.7**5], dtype="float64")

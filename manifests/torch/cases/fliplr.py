@@ -94,3 +94,51 @@ def fliplr_grad_dtypes(ctx, dtype):
         return x.grad
 
     ctx.check_equal(ctx.measure(backward), np.fliplr(w_np))  # small integers: exact
+
+
+# The study's kinds of paths (issue #33): indexing forms (fliplr against flip and against
+# advanced indexing with a reversed index; torch's refusal of a negative slice step, the
+# reason fliplr exists), vmap, and second derivatives.
+@sweep("index-{form}", form=["flip", "reversed-index", "slice-then-flip"])
+def fliplr_indexing(ctx, form):
+    import torch
+
+    x_np = ctx.rng.standard_normal((4, 7, 2))
+    x = ctx.put(x_np)
+    if form == "flip":
+        out = ctx.measure(torch.fliplr, x)
+        ctx.check_equal(out, ctx.to_numpy(x.flip(1)))
+    elif form == "reversed-index":
+        out = ctx.measure(torch.fliplr, x)
+        rev = ctx.put(np.arange(6, -1, -1))
+        ctx.check_equal(out, ctx.to_numpy(x[:, rev]))
+    else:
+        out = ctx.measure(torch.fliplr, x[1:3, ::2])
+        ctx.check_equal(out, np.fliplr(x_np[1:3, ::2]))
+
+
+@case("raises-negative-slice-step")
+def fliplr_negative_step(ctx):
+    from _torchhelp import refusal
+
+    x = ctx.put(np.zeros((3, 4), dtype="float32"))
+    refusal(ctx, lambda: x[:, ::-1], ValueError, "step must be greater than zero")
+
+
+@case("vmap-batch")
+def fliplr_vmap(ctx):
+    import torch
+    from _torchhelp import vmap
+
+    x = ctx.rng.standard_normal((3, 4, 5, 2))
+    out = ctx.measure(vmap(ctx)(torch.fliplr), ctx.put(x))
+    ctx.check_equal(out, x[:, :, ::-1])
+
+
+@case("grad2-gradgradcheck")
+def fliplr_gradgrad(ctx):
+    import torch
+    from _torchhelp import gradgradcheck
+
+    w = ctx.put(ctx.rng.standard_normal((3, 4)))
+    gradgradcheck(ctx, lambda t: (torch.fliplr(t) * w) ** 3, ctx.rng.standard_normal((3, 4)))

@@ -156,3 +156,46 @@ def gelu_forms(ctx, form):
     else:
         out, expected = ctx.measure(F.gelu, a), gelu_exact(a_np.astype("float64"))
     ctx.check_close(out, expected, rtol=2e-5, atol=2e-5)
+
+
+# The study's kinds of paths (issue #33): the refusals (an unknown approximation; integers,
+# whose class changed in 2.8), vmap of both forms, and second derivatives of both forms.
+@sweep("raises-{arg}", arg=["approximate", "integer"])
+def gelu_refusals(ctx, arg):
+    import torch.nn.functional as F
+    from _torchhelp import kernel_error, refusal
+
+    if arg == "approximate":
+        x = ctx.put(np.zeros(3, dtype="float32"))
+        refusal(
+            ctx,
+            lambda: F.gelu(x, approximate="sigmoid"),
+            RuntimeError,
+            "approximate argument must be either none or tanh",
+        )
+    else:
+        ints = ctx.put(np.arange(4, dtype="int64"))
+        refusal(ctx, lambda: F.gelu(ints), kernel_error(ctx), "not implemented for 'Long'")
+
+
+@sweep("vmap-{approximate}", approximate=["none", "tanh"])
+def gelu_vmap(ctx, approximate):
+    import torch.nn.functional as F
+    from _torchhelp import vmap
+
+    x = ctx.rng.uniform(-4, 4, size=(5, 33))
+    out = ctx.measure(vmap(ctx)(lambda t: F.gelu(t, approximate=approximate)), ctx.put(x))
+    ref = gelu_exact if approximate == "none" else gelu_tanh_ref
+    ctx.check_close(out, ref(x), dtype="float64")
+
+
+@sweep("grad2-{approximate}", approximate=["none", "tanh"])
+def gelu_gradgrad(ctx, approximate):
+    import torch.nn.functional as F
+    from _torchhelp import gradgradcheck
+
+    if approximate == "tanh" and not ctx.version_at_least("1.12"):
+        ctx.skip(f"GELU(approximate='tanh') arrived in torch 1.12 (this is {ctx.version})")
+    gradgradcheck(
+        ctx, lambda t: F.gelu(t, approximate=approximate), ctx.rng.uniform(-3, 3, size=10)
+    )

@@ -145,3 +145,93 @@ def group_norm_forms(ctx, form):
     else:
         out = ctx.measure(F.group_norm, x, 3, eps=eps)
     ctx.check_close(out, _reference(x_np, 3, eps=eps), dtype="float64", kind="reduction")
+
+
+# The study's kinds of paths (issue #33): the refusals with class and message (groups that
+# do not divide the channels, a weight of the wrong size, and the module's constructor),
+# the full grid of groups x affine, vmap, second derivatives, and GroupNorm's parameters
+# through a saved state dict.
+@sweep("raises-{arg}", arg=["indivisible", "weight-size", "module-indivisible"])
+def group_norm_refusals(ctx, arg):
+    import torch
+    import torch.nn.functional as F
+    from _torchhelp import refusal
+
+    x = ctx.put(np.zeros((2, 6, 4)))
+    attempt, error, fragment = {
+        "indivisible": (
+            lambda: F.group_norm(x, 4),
+            RuntimeError,
+            "Expected number of channels in input to be divisible by num_groups",
+        ),
+        "weight-size": (
+            lambda: F.group_norm(x, 3, weight=ctx.put(np.ones(4))),
+            RuntimeError,
+            "Expected weight to be a vector of size equal to the number of channels",
+        ),
+        "module-indivisible": (
+            lambda: torch.nn.GroupNorm(4, 6),
+            ValueError,
+            "must be divisible by num_groups",
+        ),
+    }[arg]
+    refusal(ctx, attempt, error, fragment)
+
+
+@sweep("flags-groups{groups}-{affine}", groups=["1", "3", "6"], affine=["plain", "affine"])
+def group_norm_grid(ctx, groups, affine):
+    import torch.nn.functional as F
+
+    g = int(groups)
+    x_np = ctx.rng.standard_normal((3, 6, 5)) * 2 + 1
+    w_np, b_np = ctx.rng.uniform(0.5, 2, 6), ctx.rng.standard_normal(6)
+    if affine == "affine":
+        out = ctx.measure(F.group_norm, ctx.put(x_np), g, ctx.put(w_np), ctx.put(b_np))
+        expected = _reference(x_np, g, w_np, b_np)
+    else:
+        out, expected = ctx.measure(F.group_norm, ctx.put(x_np), g), _reference(x_np, g)
+    ctx.check_close(out, expected, dtype="float64", kind="reduction")
+
+
+@case("vmap-batch")
+def group_norm_vmap(ctx):
+    import torch.nn.functional as F
+    from _torchhelp import vmap
+
+    x_np = ctx.rng.standard_normal((4, 2, 6, 3))  # a vmapped batch of (2, 6, 3) inputs
+    out = ctx.measure(vmap(ctx)(lambda t: F.group_norm(t, 2)), ctx.put(x_np))
+    expected = np.stack([_reference(s, 2) for s in x_np])
+    ctx.check_close(out, expected, dtype="float64", kind="reduction")
+
+
+@case("grad2-gradgradcheck")
+def group_norm_gradgrad(ctx):
+    import torch.nn.functional as F
+    from _torchhelp import gradgradcheck
+
+    gradgradcheck(
+        ctx,
+        lambda t, w, b: F.group_norm(t, 2, w, b),
+        ctx.rng.standard_normal((2, 4, 3)),
+        ctx.rng.uniform(0.5, 2, 4),
+        ctx.rng.standard_normal(4),
+    )
+
+
+@case("checkpoint-state-dict-saved")
+def group_norm_restore(ctx):
+    import torch
+    from _torchhelp import saved
+
+    source = torch.nn.GroupNorm(2, 4).to(device=ctx.device, dtype=torch.float64)
+    w_np, b_np = ctx.rng.uniform(0.5, 2, 4), ctx.rng.standard_normal(4)
+    with torch.no_grad():
+        source.weight.copy_(ctx.put(w_np))
+        source.bias.copy_(ctx.put(b_np))
+    checkpoint = saved(source.state_dict())
+    target = torch.nn.GroupNorm(2, 4).to(device=ctx.device, dtype=torch.float64)
+    ctx.measure(target.load_state_dict, checkpoint, warm=False)
+    x_np = ctx.rng.standard_normal((3, 4, 5))
+    with torch.no_grad():
+        out = target(ctx.put(x_np))
+    ctx.check_close(out, _reference(x_np, 2, w_np, b_np), dtype="float64", kind="reduction")

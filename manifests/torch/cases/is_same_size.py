@@ -54,3 +54,31 @@ def is_same_size_forms(ctx, form):
             ctx.skip(f"sparse COO tensors are CPU/CUDA only (this is {ctx.flavor})")
         got, want = ctx.measure(x.to_sparse().is_same_size, x), True
     ctx.check(got is want, f"is_same_size gave {got}, not {want}")
+
+
+# The study's kinds of paths (issue #33): the refusal of a non-tensor argument (class and
+# message) and indexing forms: rows, columns, slices and advanced picks compared by shape.
+@case("raises-not-a-tensor")
+def is_same_size_raises(ctx):
+    from _torchhelp import refusal
+
+    x = ctx.put(np.zeros((2, 3), dtype="float32"))
+    refusal(ctx, lambda: x.is_same_size(3), TypeError, "must be Tensor")
+
+
+@sweep(
+    "index-{form}",
+    form=["row-vs-row", "row-vs-column", "slice-vs-slice", "step-slice", "advanced-vs-slice"],
+)
+def is_same_size_indexing(ctx, form):
+    x = ctx.put(np.zeros((4, 6), dtype="float32"))
+    y = ctx.put(np.ones((4, 6), dtype="float32"))
+    pair, want = {
+        "row-vs-row": ((x[0], y[3]), True),
+        "row-vs-column": ((x[0], y[:, 0]), False),  # (6,) against (4,)
+        "slice-vs-slice": ((x[1:3], y[2:]), True),
+        "step-slice": ((x[:, ::2], y[:, :3]), True),
+        "advanced-vs-slice": ((x[[0, 2, 3]], y[1:]), True),
+    }[form]
+    got = ctx.measure(pair[0].is_same_size, pair[1])
+    ctx.check(got is want, f"{form}: is_same_size gave {got}, not {want}")

@@ -136,3 +136,100 @@ def jvp_forms(ctx, form):
         ctx.check_close(
             tangent, ctx.to_numpy(jacobian(f, x)) @ v_np, dtype="float64", kind="reduction"
         )
+
+
+# The study's kinds of paths (issue #33): the refusals with class and message (a tangent of
+# the wrong size, a function returning no tensor, a missing tangent for a vector input),
+# the transforms (torch.func.jvp against autograd.functional.jvp; vmap of torch.func.jvp
+# over the basis gives the Jacobian; a second-order product, the Hessian times a vector, as
+# jvp of a gradient), and the full grid of create_graph x strict.
+@sweep("raises-{arg}", arg=["tangent-size", "output-not-tensor", "tangent-missing"])
+def jvp_refusals(ctx, arg):
+    import torch
+    from _torchhelp import refusal
+    from torch.autograd.functional import jvp
+
+    x = ctx.put(np.zeros(3))
+    attempt, error, fragment = {
+        "tangent-size": (
+            lambda: jvp(torch.exp, x, ctx.put(np.zeros(4))),
+            RuntimeError,
+            "v has invalid size",
+        ),
+        "output-not-tensor": (
+            lambda: jvp(lambda t: 3, x, x),
+            TypeError,
+            "must be either a Tensor or a tuple of Tensors",
+        ),
+        "tangent-missing": (
+            lambda: jvp(torch.exp, x),
+            RuntimeError,
+            "can only be None if the input to the user-provided function is a single Tensor",
+        ),
+    }[arg]
+    refusal(ctx, attempt, error, fragment)
+
+
+@sweep("vmap-{form}", form=["func-jvp-agrees", "jacobian-by-vmap"])
+def jvp_transforms(ctx, form):
+    import torch
+    from _torchhelp import vmap
+
+    func_jvp = ctx.require("torch.func.jvp")
+    vmap(ctx)  # both forms need torch.func
+    w_np = ctx.rng.standard_normal((4, 5))
+    x_np, v_np = ctx.rng.standard_normal(5), ctx.rng.standard_normal(5)
+    w = ctx.put(w_np)
+
+    def f(t):
+        return torch.tanh(w @ t)
+
+    d = 1 - np.tanh(w_np @ x_np) ** 2
+    if form == "func-jvp-agrees":
+        _, tangent = ctx.measure(func_jvp, f, (ctx.put(x_np),), (ctx.put(v_np),))
+        ctx.check_close(tangent, d * (w_np @ v_np), dtype="float64", kind="reduction")
+        return
+    x = ctx.put(x_np)
+    basis = ctx.put(np.eye(5))
+    columns = ctx.measure(vmap(ctx)(lambda e: func_jvp(f, (x,), (e,))[1]), basis)
+    ctx.check_close(columns.T, d[:, None] * w_np, dtype="float64", kind="reduction")
+
+
+@case("grad2-hessian-vector")
+def jvp_hvp(ctx):
+    import torch
+    from torch.autograd.functional import jvp
+
+    # H v of f(x) = sum(x^4) / 4 + x0 * x1: jvp of the gradient function (double backward).
+    x_np, v_np = ctx.rng.standard_normal(4), ctx.rng.standard_normal(4)
+
+    def grad_f(t):
+        t = t if t.requires_grad else t.requires_grad_()
+        f = (t**4).sum() / 4 + t[0] * t[1]
+        return torch.autograd.grad(f, t, create_graph=True)[0]
+
+    _, hv = ctx.measure(jvp, grad_f, ctx.put(x_np), ctx.put(v_np))
+    hessian = np.diag(3 * x_np**2)
+    hessian[0, 1] = hessian[1, 0] = 1.0
+    ctx.check_close(hv, hessian @ v_np, dtype="float64")
+
+
+@sweep("flags-{graph}-{strict}", graph=["no-graph", "create-graph"], strict=["lax", "strict"])
+def jvp_grid(ctx, graph, strict):
+    import torch
+    from torch.autograd.functional import jvp
+
+    x_np, v_np = ctx.rng.standard_normal(6), ctx.rng.standard_normal(6)
+    x = ctx.put(x_np, requires_grad=graph == "create-graph")
+    out, tangent = ctx.measure(
+        jvp,
+        lambda t: torch.sin(t) * t,
+        x,
+        ctx.put(v_np),
+        create_graph=graph == "create-graph",
+        strict=strict == "strict",
+        warm=False,
+    )
+    ctx.check_close(out, np.sin(x_np) * x_np, dtype="float64", what="output")
+    ctx.check_close(tangent, (np.cos(x_np) * x_np + np.sin(x_np)) * v_np, dtype="float64")
+    ctx.check(tangent.requires_grad == (graph == "create-graph"), "create_graph not honoured")

@@ -144,3 +144,72 @@ def kl_forms(ctx, form):
         out = ctx.measure(F.kl_div, logp, q, reduction="none")
         expected = _kl_ref(logp_np, q_np, False)
     ctx.check_close(out, expected, dtype="float64", kind="reduction")
+
+
+# The study's kinds of paths (issue #33): the refusals (an unknown reduction; shapes that do
+# not broadcast), the full grid of reduction x log_target, vmap of per-sample losses, and
+# second derivatives in both the input and the target.
+@sweep("raises-{arg}", arg=["reduction", "shape"])
+def kl_refusals(ctx, arg):
+    import torch.nn.functional as F
+    from _torchhelp import refusal
+
+    a = ctx.put(np.zeros((3, 4)))
+    if arg == "reduction":
+        refusal(
+            ctx,
+            lambda: F.kl_div(a, a, reduction="average"),
+            ValueError,
+            "is not a valid value for reduction",
+        )
+    else:
+        refusal(ctx, lambda: F.kl_div(a, ctx.put(np.zeros((3, 5)))), RuntimeError, "must match")
+
+
+@sweep(
+    "flags-{reduction}-{target}",
+    reduction=["none", "sum", "mean", "batchmean"],
+    target=["prob", "log"],
+)
+def kl_grid(ctx, reduction, target):
+    import torch
+
+    logp = _log_softmax(ctx.rng.standard_normal((5, 6)))
+    lq = _log_softmax(ctx.rng.standard_normal((5, 6)))
+    tgt = lq if target == "log" else np.exp(lq)
+    loss = torch.nn.KLDivLoss(reduction=reduction, log_target=target == "log")
+    out = ctx.measure(loss, ctx.put(logp), ctx.put(tgt))
+    pointwise = _kl_ref(logp, tgt, target == "log")
+    expected = {
+        "none": pointwise,
+        "sum": pointwise.sum(),
+        "mean": pointwise.mean(),
+        "batchmean": pointwise.sum() / 5,
+    }[reduction]
+    ctx.check_close(out, expected, dtype="float64", kind="reduction")
+
+
+@case("vmap-per-sample-losses")
+def kl_vmap(ctx):
+    import torch.nn.functional as F
+    from _torchhelp import vmap
+
+    logp = _log_softmax(ctx.rng.standard_normal((4, 7)))
+    q = np.exp(_log_softmax(ctx.rng.standard_normal((4, 7))))
+    fn = vmap(ctx)(lambda a, b: F.kl_div(a, b, reduction="sum"))
+    out = ctx.measure(fn, ctx.put(logp), ctx.put(q))
+    ctx.check_close(out, _kl_ref(logp, q, False).sum(axis=1), dtype="float64", kind="reduction")
+
+
+@sweep("grad2-{target}", target=["prob", "log"])
+def kl_gradgrad(ctx, target):
+    import torch.nn.functional as F
+    from _torchhelp import gradgradcheck
+
+    lq = _log_softmax(ctx.rng.standard_normal((3, 4)))
+    gradgradcheck(
+        ctx,
+        lambda a, b: F.kl_div(a, b, reduction="batchmean", log_target=target == "log"),
+        _log_softmax(ctx.rng.standard_normal((3, 4))),
+        lq if target == "log" else np.exp(lq),
+    )

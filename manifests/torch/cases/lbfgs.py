@@ -171,3 +171,108 @@ def lbfgs_forms(ctx, form):
         # step returns the loss of the first closure call (before any update).
         expected = ((0 - t_np) ** 2).sum() + 2 * 9.0
         ctx.check_close(loss0, expected, dtype="float64")
+
+
+# The study's kinds of paths (issue #33): the refusals with class and message (parameter
+# groups, a step without its closure, an unknown line search), a run checkpointed through
+# torch.save/torch.load mid-optimization (the history is in the state) that continues as if
+# never interrupted, and the full grid of line search x history size.
+@sweep("raises-{arg}", arg=["param-groups", "no-closure", "line-search"])
+def lbfgs_refusals(ctx, arg):
+    import torch
+    from _torchhelp import refusal
+
+    x = torch.nn.Parameter(ctx.put(np.ones(2)))
+    if arg == "param-groups":
+        y = torch.nn.Parameter(ctx.put(np.ones(1)))
+        refusal(
+            ctx,
+            lambda: torch.optim.LBFGS([{"params": [x]}, {"params": [y]}]),
+            ValueError,
+            "doesn't support per-parameter options",
+        )
+        return
+    opt = torch.optim.LBFGS([x], line_search_fn="backtrack" if arg == "line-search" else None)
+
+    def closure():
+        opt.zero_grad()
+        loss = ((x - 3) ** 2).sum()
+        loss.backward()
+        return loss
+
+    if arg == "no-closure":
+        refusal(ctx, opt.step, TypeError, "closure", warm=False)
+    else:
+        refusal(
+            ctx,
+            lambda: opt.step(closure),
+            RuntimeError,
+            "only 'strong_wolfe' is supported",
+            warm=False,
+        )
+
+
+def _quadratic_problem(ctx):
+    u = ctx.rng.standard_normal(5)
+    a = np.diag(np.linspace(1.0, 6.0, 5)) + 0.4 * np.outer(u, u)
+    return a, ctx.rng.standard_normal(5)
+
+
+@case("checkpoint-saved-checkpoint")
+def lbfgs_checkpoint(ctx):
+    import torch
+    from _torchhelp import saved
+
+    a, b = _quadratic_problem(ctx)
+    A, B = ctx.put(a), ctx.put(b)
+
+    def run(steps, x, opt):
+        def closure():
+            opt.zero_grad()
+            loss = 0.5 * x @ (A @ x) - B @ x
+            loss.backward()
+            return loss
+
+        for _ in range(steps):
+            opt.step(closure)
+
+    # Uninterrupted: four steps of at most 2 iterations each.
+    x_ref = torch.nn.Parameter(ctx.put(np.zeros(5)))
+    run(4, x_ref, torch.optim.LBFGS([x_ref], max_iter=2, history_size=4))
+    # Two steps, a checkpoint of parameter and optimizer (history included), two more.
+    x = torch.nn.Parameter(ctx.put(np.zeros(5)))
+    opt = torch.optim.LBFGS([x], max_iter=2, history_size=4)
+    run(2, x, opt)
+    checkpoint = saved({"x": x.detach(), "opt": opt.state_dict()})
+    x2 = torch.nn.Parameter(checkpoint["x"].clone())
+    opt2 = torch.optim.LBFGS([x2], max_iter=2, history_size=4)
+    opt2.load_state_dict(checkpoint["opt"])
+    ctx.measure(run, 2, x2, opt2, warm=False)
+    ctx.check_close(x2.detach(), ctx.to_numpy(x_ref.detach()), dtype="float64", kind="linalg")
+
+
+@sweep("flags-{search}-history{history}", search=["none", "strong-wolfe"], history=["2", "100"])
+def lbfgs_grid(ctx, search, history):
+    import torch
+
+    a, b = _quadratic_problem(ctx)
+    A, B = ctx.put(a), ctx.put(b)
+    x = torch.nn.Parameter(ctx.put(np.zeros(5)))
+    opt = torch.optim.LBFGS(
+        [x],
+        lr=1.0 if search == "strong-wolfe" else 0.5,
+        max_iter=300,
+        history_size=int(history),
+        tolerance_grad=1e-10,
+        tolerance_change=1e-14,
+        line_search_fn="strong_wolfe" if search == "strong-wolfe" else None,
+    )
+
+    def closure():
+        opt.zero_grad()
+        loss = 0.5 * x @ (A @ x) - B @ x
+        loss.backward()
+        return loss
+
+    ctx.measure(opt.step, closure, warm=False)
+    ctx.check_close(x.detach(), np.linalg.solve(a, b), rtol=1e-6, atol=1e-6)

@@ -154,3 +154,84 @@ def linear_forms(ctx, form):
             out = ctx.measure(F.linear, x, layer.weight, layer.bias)
             expected = x_np @ w_h.T + b_h
     ctx.check_close(out, expected, rtol=1e-4, atol=1e-4)
+
+
+# The study's kinds of paths (issue #33): the refusals (features that do not match; an
+# input of another dtype, class only: the message changed between releases), the grid of
+# bias x input rank, vmap over an ensemble of weights, second derivatives, and the layer
+# through a saved state dict.
+@sweep("raises-{arg}", arg=["in-features", "dtype-mismatch"])
+def linear_refusals(ctx, arg):
+    import torch
+    from _torchhelp import refusal
+
+    layer = torch.nn.Linear(4, 3).to(ctx.device)
+    if arg == "in-features":
+        x = ctx.put(np.zeros((2, 5), dtype="float32"))
+        refusal(ctx, lambda: layer(x), RuntimeError, "cannot be multiplied")
+    else:
+        x = ctx.put(np.zeros((2, 4), dtype="float64"))
+        refusal(ctx, lambda: layer(x), RuntimeError)
+
+
+@sweep("flags-{bias}-{rank}", bias=["bias", "no-bias"], rank=["1d", "2d", "3d"])
+def linear_grid(ctx, bias, rank):
+    import torch
+
+    layer = torch.nn.Linear(5, 3, bias=bias == "bias").to(device=ctx.device, dtype=torch.float64)
+    w_np = ctx.rng.standard_normal((3, 5))
+    b_np = ctx.rng.standard_normal(3) if bias == "bias" else np.zeros(3)
+    with torch.no_grad():
+        layer.weight.copy_(ctx.put(w_np))
+        if layer.bias is not None:
+            layer.bias.copy_(ctx.put(b_np))
+    shape = {"1d": (5,), "2d": (4, 5), "3d": (2, 3, 5)}[rank]
+    x_np = ctx.rng.standard_normal(shape)
+    with torch.no_grad():
+        out = ctx.measure(layer, ctx.put(x_np))
+    ctx.check_close(out, x_np @ w_np.T + b_np, dtype="float64", kind="reduction")
+
+
+@case("vmap-ensemble-weights")
+def linear_vmap(ctx):
+    import torch.nn.functional as F
+    from _torchhelp import vmap
+
+    x_np = ctx.rng.standard_normal((6, 5))
+    w_np, b_np = ctx.rng.standard_normal((4, 3, 5)), ctx.rng.standard_normal((4, 3))
+    x = ctx.put(x_np)
+    out = ctx.measure(vmap(ctx)(lambda w, b: F.linear(x, w, b)), ctx.put(w_np), ctx.put(b_np))
+    expected = np.einsum("nf,kof->kno", x_np, w_np) + b_np[:, None, :]
+    ctx.check_close(out, expected, dtype="float64", kind="reduction")
+
+
+@case("grad2-gradgradcheck")
+def linear_gradgrad(ctx):
+    import torch.nn.functional as F
+    from _torchhelp import gradgradcheck
+
+    gradgradcheck(
+        ctx,
+        lambda x, w, b: F.linear(x, w, b) ** 2,
+        ctx.rng.standard_normal((3, 4)),
+        ctx.rng.standard_normal((2, 4)),
+        ctx.rng.standard_normal(2),
+    )
+
+
+@case("checkpoint-state-dict-saved")
+def linear_restore(ctx):
+    import torch
+    from _torchhelp import saved
+
+    torch.manual_seed(ctx.seed)
+    source = torch.nn.Linear(6, 4).to(device=ctx.device, dtype=torch.float64)
+    checkpoint = saved(source.state_dict())
+    torch.manual_seed(ctx.seed + 1)
+    target = torch.nn.Linear(6, 4).to(device=ctx.device, dtype=torch.float64)
+    ctx.measure(target.load_state_dict, checkpoint, warm=False)
+    x_np = ctx.rng.standard_normal((5, 6))
+    with torch.no_grad():
+        out = target(ctx.put(x_np))
+    w, b = ctx.to_numpy(source.weight.detach()), ctx.to_numpy(source.bias.detach())
+    ctx.check_close(out, x_np @ w.T + b, dtype="float64", kind="reduction")

@@ -149,3 +149,36 @@ def logdet_forms(ctx, form):
     else:
         out = ctx.measure(torch.logdet, ctx.put(np.eye(7)))
         ctx.check_close(out, 0.0, dtype="float64")
+
+
+# The study's kinds of paths (issue #33): the refusals (a non-square matrix; fewer than two
+# dims) with class and message, vmap over a batch, and second derivatives.
+@sweep("raises-{arg}", arg=["non-square", "1d"])
+def logdet_refusals(ctx, arg):
+    import torch
+    from _torchhelp import refusal
+
+    shape, fragment = {
+        "non-square": ((4, 3), "square matrices"),
+        "1d": ((3,), "at least 2 dimensions"),
+    }[arg]
+    a = ctx.put(np.zeros(shape))
+    refusal(ctx, lambda: torch.logdet(a), RuntimeError, fragment)
+
+
+@sweep("vmap-{dtype}", dtype=["float64", "complex128"])
+def logdet_vmap(ctx, dtype):
+    import torch
+    from _torchhelp import vmap
+
+    a = _well_conditioned(ctx, dtype, n=4, batch=(5,))
+    out = ctx.measure(vmap(ctx)(torch.logdet), ctx.put(a))
+    ctx.check_close(out, _logdet_ref(a), dtype=dtype, kind="linalg")
+
+
+@case("grad2-gradgradcheck")
+def logdet_gradgrad(ctx):
+    import torch
+    from _torchhelp import gradgradcheck
+
+    gradgradcheck(ctx, torch.logdet, _well_conditioned(ctx, "float64", n=3))

@@ -167,3 +167,104 @@ def lstmcell_gradcheck(ctx):
         return h2, c2
 
     gradcheck(ctx, fn, *(ctx.rng.standard_normal(s) for s in ((2, 3), (2, 2), (2, 2))))
+
+
+# The study's kinds of paths (issue #33): the refusals of inconsistent sizes (class and
+# message), the full grid of bias x given state x batched input, vmap over unbatched
+# samples, second derivatives, and the cell through a saved state dict.
+@sweep("raises-{arg}", arg=["input-size", "hidden-size"])
+def lstmcell_refusals(ctx, arg):
+    import torch
+    from _torchhelp import refusal
+
+    cell = torch.nn.LSTMCell(8, 4).to(ctx.device)
+    if arg == "input-size":
+        x = ctx.put(np.zeros((2, 5), dtype="float32"))
+        refusal(ctx, lambda: cell(x), RuntimeError, "input has inconsistent input_size")
+    else:
+        x, h = (
+            ctx.put(np.zeros((2, 8), dtype="float32")),
+            ctx.put(np.zeros((2, 3), dtype="float32")),
+        )
+        refusal(ctx, lambda: cell(x, (h, h)), RuntimeError, "hidden0 has inconsistent hidden_size")
+
+
+@sweep(
+    "flags-{bias}-{state}-{batch}",
+    bias=["bias", "no-bias"],
+    state=["given-state", "zero-state"],
+    batch=["batched", "unbatched"],
+)
+def lstmcell_grid(ctx, bias, state, batch):
+    import torch
+
+    if batch == "unbatched" and not ctx.version_at_least("1.11"):
+        ctx.skip(f"unbatched (1-d) LSTMCell inputs arrived in torch 1.11 ({ctx.version})")
+    torch.manual_seed(ctx.seed)
+    cell = torch.nn.LSTMCell(5, 3, bias=bias == "bias").to(device=ctx.device, dtype=torch.float64)
+    n = 4
+    x_np = ctx.rng.standard_normal((n, 5))
+    h_np, c_np = ctx.rng.standard_normal((n, 3)), ctx.rng.standard_normal((n, 3))
+    if state == "zero-state":
+        h_np, c_np = np.zeros((n, 3)), np.zeros((n, 3))
+    ref_h, ref_c = _cell_reference(ctx, cell, ctx.put(x_np), ctx.put(h_np), ctx.put(c_np))
+    if batch == "unbatched":
+        x_np, h_np, c_np, ref_h, ref_c = x_np[0], h_np[0], c_np[0], ref_h[0], ref_c[0]
+    args = (
+        (ctx.put(x_np),)
+        if state == "zero-state"
+        else (ctx.put(x_np), (ctx.put(h_np), ctx.put(c_np)))
+    )
+    with torch.no_grad():
+        h2, c2 = ctx.measure(cell, *args)
+    ctx.check_close(h2, ref_h, dtype="float64", what="h")
+    ctx.check_close(c2, ref_c, dtype="float64", what="c")
+
+
+@case("vmap-unbatched-samples")
+def lstmcell_vmap(ctx):
+    import torch
+    from _torchhelp import vmap
+
+    torch.manual_seed(ctx.seed)
+    cell = torch.nn.LSTMCell(5, 3).to(device=ctx.device, dtype=torch.float64)
+    x_np, h_np, c_np = (ctx.rng.standard_normal(s) for s in ((6, 5), (6, 3), (6, 3)))
+    x, h, c = ctx.put(x_np), ctx.put(h_np), ctx.put(c_np)
+    with torch.no_grad():
+        h2, c2 = ctx.measure(vmap(ctx)(lambda a, b, d: cell(a, (b, d))), x, h, c)
+    ref_h, ref_c = _cell_reference(ctx, cell, x, h, c)
+    ctx.check_close(h2, ref_h, dtype="float64", what="h")
+    ctx.check_close(c2, ref_c, dtype="float64", what="c")
+
+
+@case("grad2-gradgradcheck")
+def lstmcell_gradgrad(ctx):
+    import torch
+    from _torchhelp import gradgradcheck
+
+    torch.manual_seed(ctx.seed)
+    cell = torch.nn.LSTMCell(3, 2).to(device=ctx.device, dtype=torch.float64)
+    gradgradcheck(
+        ctx,
+        lambda x, h, c: cell(x, (h, c)),
+        *(ctx.rng.standard_normal(s) for s in ((2, 3), (2, 2), (2, 2))),
+    )
+
+
+@case("checkpoint-state-dict-saved")
+def lstmcell_restore(ctx):
+    import torch
+    from _torchhelp import saved
+
+    torch.manual_seed(ctx.seed)
+    source = torch.nn.LSTMCell(4, 3).to(device=ctx.device, dtype=torch.float64)
+    checkpoint = saved(source.state_dict())
+    torch.manual_seed(ctx.seed + 1)
+    target = torch.nn.LSTMCell(4, 3).to(device=ctx.device, dtype=torch.float64)
+    ctx.measure(target.load_state_dict, checkpoint, warm=False)
+    x, h, c = (ctx.put(ctx.rng.standard_normal(s)) for s in ((2, 4), (2, 3), (2, 3)))
+    with torch.no_grad():
+        h2, c2 = target(x, (h, c))
+    ref_h, ref_c = _cell_reference(ctx, source, x, h, c)
+    ctx.check_close(h2, ref_h, dtype="float64", what="h")
+    ctx.check_close(c2, ref_c, dtype="float64", what="c")

@@ -112,3 +112,49 @@ def lt_forms(ctx, form):
         out = ctx.measure(torch.lt, a, ctx.put(np.array(0.5, dtype="float64")))
         expected = a_np < 0.5
     ctx.check_equal(out, expected)
+
+
+# The study's kinds of paths (issue #33): the refusals (complex, whose class changed in 2.8;
+# shapes that do not broadcast), vmap, and the result used as a boolean mask (indexing):
+# x[lt(x, y)] picks exactly the smaller elements, and a masked assignment writes only them.
+@sweep("raises-{arg}", arg=["complex", "shape"])
+def lt_refusals(ctx, arg):
+    import torch
+    from _torchhelp import kernel_error, refusal
+
+    if arg == "complex":
+        z = ctx.put(np.array([1 + 1j, 2 - 1j], dtype="complex64"))
+        refusal(
+            ctx, lambda: torch.lt(z, z), kernel_error(ctx), "not implemented for 'ComplexFloat'"
+        )
+    else:
+        a, b = ctx.put(np.zeros(3)), ctx.put(np.zeros(4))
+        refusal(ctx, lambda: torch.lt(a, b), RuntimeError, "must match")
+
+
+@case("vmap-broadcast")
+def lt_vmap(ctx):
+    import torch
+    from _torchhelp import vmap
+
+    a, b = ctx.rng.integers(0, 5, size=(4, 3, 1)), ctx.rng.integers(0, 5, size=(4, 5))
+    out = ctx.measure(vmap(ctx)(torch.lt), ctx.put(a), ctx.put(b))
+    ctx.check_equal(out, a < b[:, None, :])
+
+
+@sweep("index-{form}", form=["mask-select", "mask-assign"])
+def lt_indexing(ctx, form):
+    import torch
+
+    x_np, y_np = ctx.rng.integers(-5, 5, size=(6, 7)), ctx.rng.integers(-5, 5, size=(6, 7))
+    x, y = ctx.put(x_np.astype("float64")), ctx.put(y_np.astype("float64"))
+    if form == "mask-select":
+        ctx.check_equal(ctx.measure(lambda: x[torch.lt(x, y)]), x_np[x_np < y_np])
+        return
+
+    def assign():
+        x[torch.lt(x, y)] = 100.0
+        return x
+
+    expected = np.where(x_np < y_np, 100.0, x_np)
+    ctx.check_equal(ctx.measure(assign, warm=False), expected)

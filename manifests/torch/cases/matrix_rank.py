@@ -146,3 +146,36 @@ def matrix_rank_refused(ctx, dtype):
         return False
 
     ctx.check(ctx.measure(attempt), f"matrix_rank accepted {dtype}", category="type")
+
+
+# The study's kinds of paths (issue #33): vmap over a batch, and the full grid of
+# hermitian x tolerance form on a symmetric matrix with singular values 3, 1e-2 and 1e-5
+# (and a negative eigenvalue, which hermitian=True counts by its magnitude).
+@sweep("vmap-{dtype}", dtype=["float64", "complex128"])
+def matrix_rank_vmap(ctx, dtype):
+    import torch
+    from _torchhelp import vmap
+
+    a = np.stack([_low_rank(ctx, dtype, (6, 6), r) for r in (1, 3, 6)])
+    out = ctx.measure(vmap(ctx)(torch.linalg.matrix_rank), ctx.put(a))
+    ctx.check_equal(out, [1, 3, 6])
+
+
+@sweep(
+    "flags-{hermitian}-{tol}",
+    hermitian=["general", "hermitian"],
+    tol=["default", "atol", "rtol"],
+)
+def matrix_rank_grid(ctx, hermitian, tol):
+    import torch
+
+    if tol != "default" and not ctx.version_at_least("1.11"):
+        ctx.skip(f"torch {ctx.version} has only the old tol= argument")
+    q = np.linalg.qr(ctx.rng.standard_normal((4, 4)))[0]
+    a = (q * np.array([3.0, -1e-2, 1e-5, 0.0])) @ q.T
+    kwargs = {"default": {}, "atol": {"atol": 1e-3}, "rtol": {"rtol": 1e-6}}[tol]
+    out = ctx.measure(
+        torch.linalg.matrix_rank, ctx.put(a), hermitian=hermitian == "hermitian", **kwargs
+    )
+    # default: eps * 4 * 3 ~ 3e-15 keeps 1e-5; atol 1e-3 drops it; rtol 1e-6 * 3 keeps it.
+    ctx.check_equal(out, {"default": 3, "atol": 2, "rtol": 3}[tol])

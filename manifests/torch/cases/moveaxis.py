@@ -103,3 +103,54 @@ def moveaxis_gradcheck(ctx):
     gradcheck(
         ctx, lambda t: torch.moveaxis(t, (0, 1), (2, 0)) ** 2, ctx.rng.standard_normal((2, 3, 4))
     )
+
+
+# The study's kinds of paths (issue #33): the refusals with class and message (a repeated
+# source dim, source and destination of different lengths, a dim out of range), vmap, and
+# second derivatives.
+@sweep("raises-{arg}", arg=["repeated-dim", "length-mismatch", "dim-out-of-range"])
+def moveaxis_refusals(ctx, arg):
+    import torch
+    from _torchhelp import refusal
+
+    x = ctx.put(np.zeros((2, 3, 4), dtype="float32"))
+    attempt, error, fragment = {
+        "repeated-dim": (
+            lambda: torch.moveaxis(x, (0, 0), (1, 2)),
+            RuntimeError,
+            "repeated dim in `source`",
+        ),
+        "length-mismatch": (
+            lambda: torch.moveaxis(x, (0, 1), (1,)),
+            RuntimeError,
+            "should contain the same number of dims as destination",
+        ),
+        "dim-out-of-range": (lambda: torch.moveaxis(x, 3, 0), IndexError, "out of range"),
+    }[arg]
+    refusal(ctx, attempt, error, fragment)
+
+
+@sweep("vmap-{dims}-dims", dims=["int", "tuple"])
+def moveaxis_vmap(ctx, dims):
+    import torch
+    from _torchhelp import vmap
+
+    # Inside vmap the dims are the sample's: moving 0 to -1 of (3, 4, 5) samples, given as
+    # ints (the moveaxis.int overload) or as one-element tuples (moveaxis.intlist).
+    src, dst = (0, -1) if dims == "int" else ((0,), (-1,))
+    x = ctx.rng.standard_normal((2, 3, 4, 5))
+    out = ctx.measure(vmap(ctx)(lambda t: torch.moveaxis(t, src, dst)), ctx.put(x))
+    ctx.check_equal(out, np.moveaxis(x, 1, -1))
+
+
+@case("grad2-gradgradcheck")
+def moveaxis_gradgrad(ctx):
+    import torch
+    from _torchhelp import gradgradcheck
+
+    w = ctx.put(ctx.rng.standard_normal((4, 2, 3)))
+    gradgradcheck(
+        ctx,
+        lambda t: (torch.moveaxis(t, (0, 1), (1, 2)) * w) ** 3,
+        ctx.rng.standard_normal((2, 3, 4)),
+    )

@@ -124,3 +124,79 @@ def multinomial_forms(ctx, form):
             return False
 
         ctx.check(ctx.measure(attempt), f"{form}: multinomial did not refuse", "other")
+
+
+# The study's kinds of paths (issue #33): each documented refusal with class and message;
+# checkpoint/restore of the random state (a generator's get_state/set_state, and the
+# device's default generator) that draws the same samples again; and the grid of
+# replacement x batched weights.
+@sweep(
+    "raises-{arg}",
+    arg=["int-weights", "negative", "too-many", "zero-samples", "3d-weights", "all-zero"],
+)
+def multinomial_refusals(ctx, arg):
+    ctx.not_comparable("draws from the device's random generator")
+    import torch
+    from _torchhelp import refusal
+
+    weights, n, replacement, fragment = {
+        "int-weights": ([1, 2, 3], 1, True, "only supports floating-point dtypes"),
+        "negative": ([1.0, -1.0], 1, True, "< 0"),  # the sentence changed after 1.12
+        "too-many": ([1.0, 0.5, 1.0], 4, False, "samples without replacement"),
+        "zero-samples": ([1.0, 0.5], 0, True, "n_sample <= 0"),
+        "3d-weights": (np.ones((2, 2, 2)).tolist(), 1, True, "prob_dist must be 1 or 2 dim"),
+        "all-zero": ([0.0, 0.0, 0.0], 1, True, "sum of probabilities <= 0"),
+    }[arg]
+    w = ctx.put(np.asarray(weights, dtype="int64" if arg == "int-weights" else "float32"))
+    refusal(ctx, lambda: torch.multinomial(w, n, replacement=replacement), RuntimeError, fragment)
+
+
+@sweep("checkpoint-{source}", source=["generator-state", "default-generator"])
+def multinomial_restore(ctx, source):
+    ctx.not_comparable("draws from the device's random generator")
+    import torch
+    from _torchhelp import rng_state
+
+    w = ctx.put(np.array([0.5, 1.0, 2.0, 0.0, 3.0], dtype="float32"))
+    if source == "generator-state":
+        gen = torch.Generator(device=ctx.device)
+        gen.manual_seed(ctx.seed)
+        get_state, set_state = gen.get_state, gen.set_state
+        draw = lambda: torch.multinomial(w, 200, replacement=True, generator=gen)  # noqa: E731
+    else:
+        get_state, set_state = rng_state(ctx)
+        draw = lambda: torch.multinomial(w, 200, replacement=True)  # noqa: E731
+    state = get_state()
+    first = ctx.to_numpy(draw())
+    second = ctx.to_numpy(draw())
+
+    def replay():
+        set_state(state)
+        return draw()
+
+    ctx.check(not np.array_equal(first, second), "two draws of 200 were the same")
+    ctx.check_equal(ctx.measure(replay, warm=False), first)
+
+
+@sweep("flags-{replacement}-{shape}", replacement=["with", "without"], shape=["1d", "2d"])
+def multinomial_grid(ctx, replacement, shape):
+    ctx.not_comparable("draws from the device's random generator")
+    import torch
+
+    torch.manual_seed(ctx.seed)
+    weights = np.array([[2.0, 0.0, 1.0, 1.0, 4.0], [1.0, 1.0, 0.0, 3.0, 0.0]])
+    if shape == "1d":
+        weights = weights[0]
+    with_repl = replacement == "with"
+    n = 3 if not with_repl else 4000
+    out = ctx.measure(torch.multinomial, ctx.put(weights), n, replacement=with_repl)
+    got = np.atleast_2d(ctx.to_numpy(out))
+    rows = np.atleast_2d(weights)
+    ctx.check(got.shape == (rows.shape[0], n), f"shape {got.shape}")
+    for row, drawn in zip(rows, got):
+        ctx.check(bool(np.all(row[drawn] > 0)), "a zero-weight category was drawn")
+        if with_repl:
+            freq = np.bincount(drawn, minlength=5) / n
+            ctx.check(np.abs(freq - row / row.sum()).max() < 0.04, f"frequencies {freq}")
+        else:
+            ctx.check(len(set(drawn.tolist())) == n, f"a category repeated: {drawn}")

@@ -161,3 +161,48 @@ def ormqr_refused(ctx, dtype):
         return False
 
     ctx.check(ctx.measure(attempt), f"ormqr accepted {dtype}", category="type")
+
+
+# The study's kinds of paths (issue #33): the refusals with class and message (C of another
+# height; C of another dtype), vmap over a batch, and second derivatives (torch >= 2.0).
+@sweep("raises-{arg}", arg=["other-height", "dtype-mismatch"])
+def ormqr_refusals(ctx, arg):
+    import torch
+    from _torchhelp import refusal
+
+    reflectors, tau = torch.geqrf(ctx.put(_draw(ctx, "float64", (4, 4))))
+    if arg == "other-height":
+        c = ctx.put(np.zeros((5, 2)))
+        fragment = "other.shape[-2] must be equal to input.shape[-2]"
+    else:
+        c = ctx.put(np.zeros((4, 2), dtype="float32"))
+        fragment = "Expected input and other to have the same dtype"
+    refusal(ctx, lambda: torch.ormqr(reflectors, tau, c), RuntimeError, fragment)
+
+
+@case("vmap-batch")
+def ormqr_vmap(ctx):
+    import torch
+    from _torchhelp import vmap
+
+    reflectors, tau = torch.geqrf(ctx.put(_draw(ctx, "float64", (3, 5, 5))))
+    c_np = _draw(ctx, "float64", (3, 5, 2))
+    out = ctx.measure(vmap(ctx)(torch.ormqr), reflectors, tau, ctx.put(c_np))
+    q = _q(ctx, reflectors, tau).real
+    ctx.check_close(out, q @ c_np, dtype="float64", kind="linalg")
+
+
+@case("grad2-gradgradcheck")
+def ormqr_gradgrad(ctx):
+    import torch
+
+    if not ctx.version_at_least("2.0"):
+        ctx.skip(f"torch {ctx.version} has no derivative for ormqr")
+    reflectors, tau = torch.geqrf(ctx.put(_draw(ctx, "float64", (3, 3))))
+    inputs = (
+        reflectors.detach().requires_grad_(),
+        tau.detach().requires_grad_(),
+        ctx.put(_draw(ctx, "float64", (3, 2)), requires_grad=True),
+    )
+    ok = ctx.measure(torch.autograd.gradgradcheck, torch.ormqr, inputs, warm=False)
+    ctx.check(bool(ok), "double backward disagrees with finite differences of the gradient")

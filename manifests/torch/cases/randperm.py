@@ -85,3 +85,55 @@ def randperm_forms(ctx, form):
         perms = ctx.to_numpy(ctx.measure(many, warm=False))
         counts = np.bincount(np.argmax(perms == 0, axis=1), minlength=8)
         ctx.check(counts.min() > 420 and counts.max() < 580, f"positions of 0: {counts}")
+
+
+# The study's kinds of paths (issue #33): the refusals with class and message (n < 0; n too
+# large for int8; bool, whose class changed in 2.8), and checkpoint/restore of the random
+# state: a generator's saved state, or the device's default one, gives the same permutation.
+@sweep("raises-{arg}", arg=["negative-n", "int8-overflow", "bool"])
+def randperm_refusals(ctx, arg):
+    ctx.not_comparable("draws from the device's random generator")
+    import torch
+    from _torchhelp import kernel_error, refusal
+
+    dev = ctx.device
+    attempt, error, fragment = {
+        "negative-n": (lambda: torch.randperm(-1, device=dev), RuntimeError, "negative dimension"),
+        "int8-overflow": (
+            lambda: torch.randperm(300, dtype=torch.int8, device=dev),
+            RuntimeError,
+            "without overflow",
+        ),
+        "bool": (
+            lambda: torch.randperm(3, dtype=torch.bool, device=dev),
+            kernel_error(ctx),
+            "not implemented for 'Bool'",
+        ),
+    }[arg]
+    refusal(ctx, attempt, error, fragment)
+
+
+@sweep("checkpoint-{source}", source=["generator-state", "default-generator"])
+def randperm_restore(ctx, source):
+    ctx.not_comparable("draws from the device's random generator")
+    import torch
+    from _torchhelp import rng_state
+
+    if source == "generator-state":
+        gen = torch.Generator(device=ctx.device)
+        gen.manual_seed(ctx.seed)
+        get_state, set_state = gen.get_state, gen.set_state
+        draw = lambda: torch.randperm(64, generator=gen, device=ctx.device)  # noqa: E731
+    else:
+        get_state, set_state = rng_state(ctx)
+        draw = lambda: torch.randperm(64, device=ctx.device)  # noqa: E731
+    state = get_state()
+    first = ctx.to_numpy(draw())
+    second = ctx.to_numpy(draw())
+
+    def replay():
+        set_state(state)
+        return draw()
+
+    ctx.check(not np.array_equal(first, second), "two draws gave one permutation (p = 1/64!)")
+    ctx.check_equal(ctx.measure(replay, warm=False), first)

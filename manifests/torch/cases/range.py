@@ -99,3 +99,30 @@ def range_forms(ctx, form):
         ctx.check(ctx.measure(attempt), "range(0, -3, 1) did not refuse", "other")
         return
     ctx.check_close(out, np.asarray(expected, dtype="float64"), dtype="float64")
+
+
+# The study's kinds of paths (issue #33): the refusals with class and message (a zero step;
+# complex and bool, whose class changed in 2.8).
+@sweep("raises-{arg}", arg=["zero-step", "complex", "bool"])
+def range_refusals(ctx, arg):
+    import torch
+    from _torchhelp import kernel_error, refusal
+
+    attempt, error, fragment = {
+        "zero-step": (
+            lambda: _quiet_range(0, 3, 0, device=ctx.device),
+            RuntimeError,
+            "step must be nonzero",
+        ),
+        "complex": (
+            lambda: _quiet_range(0, 3, 1, dtype=torch.complex64, device=ctx.device),
+            kernel_error(ctx),
+            "not implemented for 'ComplexFloat'",
+        ),
+        "bool": (
+            lambda: _quiet_range(0, 1, 1, dtype=torch.bool, device=ctx.device),
+            kernel_error(ctx),
+            "not implemented for 'Bool'",
+        ),
+    }[arg]
+    refusal(ctx, attempt, error, fragment)

@@ -139,3 +139,61 @@ def register_parameter_forms(ctx, form):
 def _early_init(self, p):
     # Registering before Module.__init__ has run: no _parameters dict exists yet.
     self.register_parameter("w", p)
+
+
+# The study's kinds of paths (issue #33): the refusal of a non-string name (class and
+# message); parameters reached by dotted path (get_parameter) and its refusal; and the
+# registered parameters through a saved state dict into a fresh module.
+@sweep("raises-{arg}", arg=["name-not-str", "get-parameter-missing"])
+def register_parameter_refusals(ctx, arg):
+    import torch
+    from _torchhelp import refusal
+
+    module = torch.nn.Module()
+    if arg == "name-not-str":
+        refusal(
+            ctx,
+            lambda: module.register_parameter(3, None),
+            TypeError,
+            "parameter name should be a string",
+        )
+        return
+    if not hasattr(module, "get_parameter"):
+        ctx.skip(f"Module.get_parameter arrived in torch 1.9 ({ctx.version})")
+    module.register_parameter("w", torch.nn.Parameter(torch.ones(2)))
+    refusal(ctx, lambda: module.get_parameter("v"), AttributeError, "has no attribute")
+
+
+@case("index-get-parameter-dotted")
+def register_parameter_indexing(ctx):
+    import torch
+
+    outer, inner = torch.nn.Module(), torch.nn.Module()
+    p = torch.nn.Parameter(ctx.put(np.arange(3.0)))
+    inner.register_parameter("scale", p)
+    outer.add_module("inner", inner)
+    if not hasattr(outer, "get_parameter"):
+        ctx.skip(f"Module.get_parameter arrived in torch 1.9 ({ctx.version})")
+    got = ctx.measure(outer.get_parameter, "inner.scale")
+    ctx.check(got is p, "get_parameter('inner.scale') is not the registered parameter")
+    ctx.check(dict(outer.named_parameters()) == {"inner.scale": p}, "named_parameters")
+
+
+@case("checkpoint-state-dict-saved")
+def register_parameter_restore(ctx):
+    import torch
+    from _torchhelp import saved
+
+    def build(values):
+        module = torch.nn.Module()
+        module.register_parameter("w", torch.nn.Parameter(ctx.put(values)))
+        module.register_parameter("absent", None)
+        return module
+
+    source = build(ctx.rng.standard_normal(5))
+    checkpoint = saved(source.state_dict())
+    ctx.check(set(checkpoint) == {"w"}, f"saved keys {sorted(checkpoint)}")
+    target = build(np.zeros(5))
+    ctx.measure(target.load_state_dict, checkpoint, warm=False)
+    ctx.check_equal(target.w, ctx.to_numpy(source.w.detach()))
+    ctx.check(isinstance(target.w, torch.nn.Parameter), "the load replaced the Parameter")

@@ -177,3 +177,77 @@ def relaxed_forms(ctx, form):
             np.abs(out - 1 / 3).max() < 0.05,
             f"max distance from centre {np.abs(out - 1 / 3).max()}",
         )
+
+
+# The study's kinds of paths (issue #33): the constructor's documented refusals (neither or
+# both of probs and logits; probs off the simplex with validate_args), class and message;
+# the default generator's saved state restored draws the same samples; vmap of log_prob;
+# and second derivatives of log_prob.
+@sweep("raises-{arg}", arg=["neither", "both", "probs-off-simplex"])
+def relaxed_refusals(ctx, arg):
+    ctx.not_comparable("draws from the device's random generator")
+    from _torchhelp import refusal
+    from torch.distributions import RelaxedOneHotCategorical
+
+    t = ctx.put(np.array(0.5))
+    probs, logits = ctx.put(np.full(3, 1 / 3)), ctx.put(np.zeros(3))
+    attempt, fragment = {
+        "neither": (lambda: RelaxedOneHotCategorical(t), "Either `probs` or `logits` must be"),
+        "both": (
+            lambda: RelaxedOneHotCategorical(t, probs=probs, logits=logits),
+            "Either `probs` or `logits` must be",
+        ),
+        "probs-off-simplex": (
+            lambda: RelaxedOneHotCategorical(
+                t, probs=ctx.put(np.array([0.5, -0.1, 0.6])), validate_args=True
+            ),
+            "Expected parameter probs",
+        ),
+    }[arg]
+    refusal(ctx, attempt, ValueError, fragment)
+
+
+@case("checkpoint-rng-state")
+def relaxed_restore(ctx):
+    ctx.not_comparable("draws from the device's random generator")
+    from _torchhelp import rng_state
+    from torch.distributions import RelaxedOneHotCategorical
+
+    get_state, set_state = rng_state(ctx)
+    dist = RelaxedOneHotCategorical(
+        ctx.put(np.array(0.6)), probs=ctx.put(np.array([0.2, 0.3, 0.5]))
+    )
+    state = get_state()
+    first = ctx.to_numpy(dist.rsample((50,)))
+
+    def replay():
+        set_state(state)
+        return dist.rsample((50,))
+
+    ctx.check_equal(ctx.measure(replay, warm=False), first)
+
+
+@case("vmap-log-prob")
+def relaxed_vmap(ctx):
+    from _torchhelp import vmap
+    from torch.distributions import RelaxedOneHotCategorical
+
+    t, p = 0.5, np.array([0.25, 0.25, 0.5])
+    dist = RelaxedOneHotCategorical(ctx.put(np.array(t)), probs=ctx.put(p), validate_args=False)
+    y = ctx.rng.dirichlet(np.ones(3), size=6)
+    out = ctx.measure(vmap(ctx)(dist.log_prob), ctx.put(y))
+    ctx.check_close(out, [_density(t, p, row) for row in y], rtol=1e-9, atol=1e-9)
+
+
+@case("grad2-log-prob")
+def relaxed_gradgrad(ctx):
+    from _torchhelp import gradgradcheck
+    from torch.distributions import RelaxedOneHotCategorical
+
+    def fn(log_t, logits, value):
+        dist = RelaxedOneHotCategorical(log_t.exp(), logits=logits, validate_args=False)
+        return dist.log_prob(value)
+
+    gradgradcheck(
+        ctx, fn, np.array(np.log(0.7)), ctx.rng.standard_normal(3), np.array([0.2, 0.3, 0.5])
+    )

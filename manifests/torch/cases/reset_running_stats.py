@@ -162,3 +162,62 @@ def reset_other_modules(ctx, module):
     ctx.check_equal(bn.running_mean, np.zeros(3))
     ctx.check_equal(bn.running_var, np.ones(3))
     ctx.check_equal(bn.num_batches_tracked, 0)
+
+
+# The study's kinds of paths (issue #33): checkpoint/restore around the reset (the reset
+# buffers through torch.save into a trained module; a state dict taken before the reset
+# holds references, so it sees the reset, while a saved one does not), and the grid of
+# affine x momentum for training that follows a reset.
+@sweep("checkpoint-{form}", form=["saved-reset-buffers", "in-memory-aliases", "saved-before-reset"])
+def reset_restore(ctx, form):
+    from _torchhelp import saved
+
+    bn = _trained_bn(ctx)
+    if form == "saved-reset-buffers":
+        bn.reset_running_stats()
+        checkpoint = saved(bn.state_dict())
+        target = _trained_bn(ctx)  # statistics of a training step, replaced by the load
+        ctx.measure(target.load_state_dict, checkpoint, warm=False)
+        ctx.check_equal(target.running_mean, np.zeros(4))
+        ctx.check_equal(target.running_var, np.ones(4))
+        ctx.check_equal(target.num_batches_tracked, 0)
+        return
+    state = bn.state_dict() if form == "in-memory-aliases" else saved(bn.state_dict())
+    before = ctx.to_numpy(state["running_mean"]).copy()
+    ctx.check(bool(np.any(before != 0)), "the training step left a zero mean")
+    ctx.measure(bn.reset_running_stats, warm=False)
+    if form == "in-memory-aliases":
+        # state_dict returns references to the buffers: the reset is seen through them.
+        ctx.check_equal(state["running_mean"], np.zeros(4))
+        ctx.check_equal(state["num_batches_tracked"], 0)
+    else:
+        ctx.check_equal(state["running_mean"], before)  # the saved copy keeps its values
+        bn.load_state_dict(state)
+        ctx.check_equal(bn.running_mean, before)
+
+
+@sweep("flags-{affine}-{momentum}", affine=["affine", "plain"], momentum=["0.1", "cumulative"])
+def reset_grid(ctx, affine, momentum):
+    import torch
+
+    m = None if momentum == "cumulative" else float(momentum)
+    bn = torch.nn.BatchNorm1d(3, affine=affine == "affine", momentum=m)
+    bn = bn.to(device=ctx.device, dtype=torch.float64).train()
+    bn(ctx.put(ctx.rng.standard_normal((8, 3)) * 4 + 2))
+    batches = [ctx.rng.standard_normal((8, 3)) + k for k in range(3)]
+
+    def reset_and_train():
+        bn.reset_running_stats()
+        for b in batches:
+            bn(ctx.put(b))
+        return bn.running_mean, bn.running_var
+
+    mean, var = ctx.measure(reset_and_train, warm=False)
+    want_mean, want_var = np.zeros(3), np.ones(3)
+    for k, b in enumerate(batches, start=1):
+        f = 1 / k if m is None else m  # a cumulative average, or the momentum's weight
+        want_mean = (1 - f) * want_mean + f * b.mean(axis=0)
+        want_var = (1 - f) * want_var + f * b.var(axis=0, ddof=1)
+    ctx.check_close(mean, want_mean, dtype="float64", kind="reduction", what="running mean")
+    ctx.check_close(var, want_var, dtype="float64", kind="reduction", what="running var")
+    ctx.check_equal(bn.num_batches_tracked, 3)

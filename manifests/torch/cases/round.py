@@ -136,3 +136,59 @@ def round_forms(ctx, form):
 
         out, expected = ctx.measure(backward), np.zeros((6, 8))
     ctx.check_equal(ctx.to_numpy(out).astype("float64"), expected)
+
+
+# The study's kinds of paths (issue #33): the refusals with their class (RuntimeError until
+# 2.7, NotImplementedError from 2.8) and message (bool, complex, integers with decimals=),
+# the grid of decimals, vmap, and second derivatives (zero, away from the jumps).
+@sweep("raises-{arg}", arg=["bool", "complex", "int-decimals"])
+def round_refusals(ctx, arg):
+    import torch
+    from _torchhelp import kernel_error, refusal
+
+    if arg == "int-decimals" and not ctx.version_at_least("1.11"):
+        ctx.skip(f"round(decimals=) arrived in torch 1.11 (this is {ctx.version})")
+    value, kwargs, fragment = {
+        "bool": (np.array([True, False]), {}, "not implemented for 'Bool'"),
+        "complex": (np.array([1.5 + 0.5j], "complex64"), {}, "not implemented for 'ComplexFloat'"),
+        "int-decimals": (
+            np.array([12, 15], "int64"),
+            {"decimals": 1},
+            "not implemented for 'Long'",
+        ),
+    }[arg]
+    x = ctx.put(value)
+    refusal(ctx, lambda: torch.round(x, **kwargs), kernel_error(ctx), fragment)
+
+
+@sweep("flags-decimals{decimals}", decimals=["-1", "0", "1", "2"])
+def round_grid(ctx, decimals):
+    import torch
+
+    d = int(decimals)
+    if d != 0 and not ctx.version_at_least("1.11"):
+        ctx.skip(f"round(decimals=) arrived in torch 1.11 (this is {ctx.version})")
+    # Values a quarter-step away from every tie at this precision: no rounding-boundary luck.
+    k = ctx.rng.integers(-400, 400, size=64)
+    x = (k + 0.25 + 0.5 * (ctx.rng.random(64) > 0.5)) / 10.0**d
+    out = ctx.measure(torch.round, ctx.put(x), decimals=d)
+    ctx.check_close(out, np.round(x, d), dtype="float64")
+
+
+@case("vmap-batch")
+def round_vmap(ctx):
+    import torch
+    from _torchhelp import vmap
+
+    x = (np.round(ctx.rng.uniform(-20, 20, size=(4, 30)) * 4) / 4).astype("float32")
+    out = ctx.measure(vmap(ctx)(torch.round), ctx.put(x))
+    ctx.check_equal(out, np.round(x))
+
+
+@case("grad2-gradgradcheck")
+def round_gradgrad(ctx):
+    import torch
+    from _torchhelp import gradgradcheck
+
+    x = np.arange(-4, 4) + 0.25  # far from the .5 jumps for the finite differences
+    gradgradcheck(ctx, lambda t: torch.round(t) * t**2, x)

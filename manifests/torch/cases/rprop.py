@@ -195,3 +195,76 @@ def rprop_forms(ctx, form):
             return False
 
         ctx.check(ctx.measure(attempt, warm=False), "Rprop stepped on a sparse gradient", "other")
+
+
+# The study's kinds of paths (issue #33): the refusals with class and message (a negative
+# learning rate, etas in the wrong order, a sparse gradient), a checkpoint through
+# torch.save/torch.load that resumes the update, and the full grid of foreach x maximize.
+@sweep("raises-{arg}", arg=["lr-negative", "etas", "sparse-grad"])
+def rprop_refusals(ctx, arg):
+    import torch
+    from _torchhelp import refusal
+
+    param = torch.nn.Parameter(ctx.put(np.zeros(3)))
+    if arg == "sparse-grad":
+        opt = torch.optim.Rprop([param])
+        param.grad = ctx.put(np.eye(3)[0]).to_sparse()
+        refusal(ctx, opt.step, RuntimeError, "does not support sparse gradients", warm=False)
+        return
+    kwargs, fragment = {
+        "lr-negative": ({"lr": -1.0}, "Invalid learning rate"),
+        "etas": ({"etas": (1.5, 1.2)}, "Invalid eta values"),
+    }[arg]
+    refusal(ctx, lambda: torch.optim.Rprop([param], **kwargs), ValueError, fragment)
+
+
+@case("checkpoint-saved-checkpoint")
+def rprop_checkpoint(ctx):
+    import torch
+    from _torchhelp import saved
+
+    p0 = ctx.rng.standard_normal(10)
+    grads = [ctx.rng.standard_normal(10) for _ in range(6)]
+    param = torch.nn.Parameter(ctx.put(p0))
+    opt = torch.optim.Rprop([param], lr=0.02)
+    for g in grads[:3]:
+        param.grad = ctx.put(g)
+        opt.step()
+    checkpoint = saved({"param": param.detach(), "opt": opt.state_dict()})
+    fresh = torch.nn.Parameter(checkpoint["param"].clone())
+    resumed = torch.optim.Rprop([fresh], lr=0.5)  # lr and step sizes come back from the state
+    resumed.load_state_dict(checkpoint["opt"])
+
+    def run():
+        for g in grads[3:]:
+            fresh.grad = ctx.put(g)
+            resumed.step()
+        return fresh.detach()
+
+    ref = _reference(p0, grads, 0.02, (0.5, 1.2), (1e-6, 50))
+    ctx.check_close(ctx.measure(run, warm=False), ref, dtype="float64")
+
+
+@sweep("flags-{impl}-{direction}", impl=["for-loop", "foreach"], direction=["minimize", "maximize"])
+def rprop_grid(ctx, impl, direction):
+    import torch
+
+    for option in ("foreach", "maximize"):
+        if not _has_option(option):
+            ctx.skip(f"Rprop({option}=) is absent in torch {ctx.version}")
+    p0 = ctx.rng.standard_normal(12)
+    grads = [ctx.rng.standard_normal(12) for _ in range(4)]
+    params = [torch.nn.Parameter(ctx.put(p0[:7])), torch.nn.Parameter(ctx.put(p0[7:]))]
+    opt = torch.optim.Rprop(
+        params, lr=0.01, foreach=impl == "foreach", maximize=direction == "maximize"
+    )
+
+    def run():
+        for g in grads:
+            params[0].grad, params[1].grad = ctx.put(g[:7]), ctx.put(g[7:])
+            opt.step()
+        return torch.cat([p.detach() for p in params])
+
+    sign = -1.0 if direction == "maximize" else 1.0
+    ref = _reference(p0, [sign * g for g in grads], 0.01, (0.5, 1.2), (1e-6, 50))
+    ctx.check_close(ctx.measure(run, warm=False), ref, dtype="float64")

@@ -127,3 +127,59 @@ def sspaddmm_half_refused(ctx, dtype):
         return False
 
     ctx.check(ctx.measure(attempt), f"sspaddmm accepted {dtype}", category="type")
+
+
+# The study's kinds of paths (issue #33): the refusal of a mat2 whose rows do not match
+# (class and message), an uncoalesced sparse mat1 whose duplicate indices add (their values
+# sum before the product), and the full grid of beta x alpha.
+@case("raises-shape")
+def sspaddmm_raises(ctx):
+    import torch
+    from _torchhelp import refusal
+
+    if ctx.flavor not in ("cpu", "cuda"):
+        ctx.skip(f"sparse COO tensors are CPU/CUDA only (this is {ctx.flavor})")
+    m = ctx.put(np.eye(3)).to_sparse()
+    refusal(
+        ctx,
+        lambda: torch.sspaddmm(m, m, ctx.put(np.ones((4, 3)))),
+        RuntimeError,
+        "Expected dim 0 size 3, got 4",
+    )
+
+
+@case("duplicate-uncoalesced-mat1")
+def sspaddmm_duplicates(ctx):
+    import torch
+
+    if ctx.flavor not in ("cpu", "cuda"):
+        ctx.skip(f"sparse COO tensors are CPU/CUDA only (this is {ctx.flavor})")
+    m, _, b = _sparse_inputs(ctx, "float64")
+    # (2, 0) given three times and (5, 4) twice: A is their sum, uncoalesced.
+    idx = ctx.put(np.array([[2, 2, 2, 5, 5, 1], [0, 0, 0, 4, 4, 2]], dtype="int64"))
+    vals = np.array([0.5, 1.0, 0.5, 0.25, 0.75, -1.0])
+    a = torch.sparse_coo_tensor(idx, ctx.put(vals), (6, 5))
+    ctx.check(not a.is_coalesced(), "the input was coalesced already", "other")
+    dense_a = np.zeros((6, 5))
+    np.add.at(dense_a, (np.array([2, 2, 2, 5, 5, 1]), np.array([0, 0, 0, 4, 4, 2])), vals)
+    out = ctx.measure(torch.sspaddmm, ctx.put(m).to_sparse(), a, ctx.put(b))
+    ctx.check_close(out.to_dense(), m + dense_a @ b, dtype="float64")
+
+
+@sweep("flags-beta{beta}-alpha{alpha}", beta=["0", "1", "2.5"], alpha=["0", "1", "-0.5"])
+def sspaddmm_grid(ctx, beta, alpha):
+    import torch
+
+    if ctx.flavor not in ("cpu", "cuda"):
+        ctx.skip(f"sparse COO tensors are CPU/CUDA only (this is {ctx.flavor})")
+    m, a, b = _sparse_inputs(ctx, "float64")
+    bt, al = float(beta), float(alpha)
+    out = ctx.measure(
+        torch.sspaddmm,
+        ctx.put(m).to_sparse(),
+        ctx.put(a).to_sparse(),
+        ctx.put(b),
+        beta=bt,
+        alpha=al,
+    )
+    ctx.check_close(out.to_dense(), bt * m + al * (a @ b), dtype="float64")

@@ -218,3 +218,103 @@ def sequential_gradcheck(ctx):
     gradcheck(
         ctx, model.to(device=ctx.device, dtype=torch.float64), ctx.rng.standard_normal((2, 3))
     )
+
+
+# The study's kinds of paths (issue #33): indexing and slicing forms of the container
+# (negative index, step and negative slices, an empty slice, iteration), the refusals
+# with class and message (index past either end, a non-module appended, a string index),
+# vmap of the model over a batch of unbatched inputs, second derivatives, and the model
+# through a saved state dict.
+@sweep(
+    "index-{form}",
+    form=["negative", "slice-step", "slice-negative", "slice-empty", "iterate", "len"],
+)
+def sequential_indexing(ctx, form):
+    import torch
+
+    coeffs = [(2.0, 1.0), (-1.0, 0.5), (3.0, -2.0), (0.5, 0.0), (1.5, 1.0)]
+    seq = torch.nn.Sequential(*[_affine(a, b) for a, b in coeffs]).to(ctx.device)
+    if form == "len":
+        ctx.check(ctx.measure(len, seq) == 5, f"len {len(seq)}")
+        return
+    picked, want = {
+        "negative": (lambda: seq[-2], [coeffs[-2]]),
+        "slice-step": (lambda: seq[::2], coeffs[::2]),
+        "slice-negative": (lambda: seq[-3:-1], coeffs[-3:-1]),
+        "slice-empty": (lambda: seq[4:2], []),
+        "iterate": (lambda: torch.nn.Sequential(*list(iter(seq))[1:]), coeffs[1:]),
+    }[form]
+    model = ctx.measure(picked)
+    x = np.linspace(-1, 1, 5).reshape(5, 1)
+    with torch.no_grad():
+        out = model(ctx.put(x))
+    ctx.check_close(out, _compose(want, x), dtype="float64")
+
+
+@sweep(
+    "raises-{arg}",
+    arg=["index-past-end", "index-before-start", "append-non-module", "index-str"],
+)
+def sequential_refusals(ctx, arg):
+    import torch
+    from _torchhelp import refusal
+
+    seq = torch.nn.Sequential(torch.nn.Identity(), torch.nn.Tanh())
+    attempt, error, fragment = {
+        "index-past-end": (lambda: seq[2], IndexError, "index 2 is out of range"),
+        "index-before-start": (lambda: seq[-3], IndexError, "index -3 is out of range"),
+        "append-non-module": (lambda: seq.append(3), TypeError, "is not a Module subclass"),
+        "index-str": (lambda: seq["0"], TypeError, "cannot be interpreted as an integer"),
+    }[arg]
+    if arg == "append-non-module" and not hasattr(seq, "append"):
+        ctx.skip(f"Sequential.append is absent in torch {ctx.version} (added in a later release)")
+    refusal(ctx, attempt, error, fragment)
+
+
+@case("vmap-unbatched-inputs")
+def sequential_vmap(ctx):
+    import torch
+    from _torchhelp import vmap
+
+    torch.manual_seed(ctx.seed)
+    model = torch.nn.Sequential(torch.nn.Linear(4, 5), torch.nn.Tanh(), torch.nn.Linear(5, 2))
+    model = model.to(device=ctx.device, dtype=torch.float64)
+    x_np = ctx.rng.standard_normal((6, 4))
+    with torch.no_grad():
+        out = ctx.measure(vmap(ctx)(model), ctx.put(x_np))
+    w1, b1, w2, b2 = (ctx.to_numpy(p.detach()) for p in model.parameters())
+    ctx.check_close(out, np.tanh(x_np @ w1.T + b1) @ w2.T + b2, dtype="float64", kind="reduction")
+
+
+@case("grad2-gradgradcheck")
+def sequential_gradgrad(ctx):
+    import torch
+    from _torchhelp import gradgradcheck
+
+    torch.manual_seed(ctx.seed)
+    model = torch.nn.Sequential(torch.nn.Linear(3, 4), torch.nn.Tanh(), torch.nn.Linear(4, 2))
+    gradgradcheck(
+        ctx, model.to(device=ctx.device, dtype=torch.float64), ctx.rng.standard_normal((2, 3))
+    )
+
+
+@case("checkpoint-state-dict-saved")
+def sequential_restore(ctx):
+    import torch
+    from _torchhelp import saved
+
+    def build():
+        model = torch.nn.Sequential(torch.nn.Linear(3, 4), torch.nn.BatchNorm1d(4), torch.nn.Tanh())
+        return model.to(device=ctx.device, dtype=torch.float64)
+
+    torch.manual_seed(ctx.seed)
+    source = build().train()
+    source(ctx.put(ctx.rng.standard_normal((8, 3))))  # running statistics to save
+    checkpoint = saved(source.state_dict())
+    torch.manual_seed(ctx.seed + 1)
+    target = build()
+    ctx.measure(target.load_state_dict, checkpoint, warm=False)
+    x = ctx.put(ctx.rng.standard_normal((5, 3)))
+    with torch.no_grad():
+        want, got = source.eval()(x), target.eval()(x)
+    ctx.check_equal(got, ctx.to_numpy(want))

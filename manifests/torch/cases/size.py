@@ -91,3 +91,44 @@ def size_forms(ctx, form):
         (tuple(out) if not isinstance(out, (int, bool)) else out) == want,
         f"{form}: got {out}, want {want}",
     )
+
+
+# The study's kinds of paths (issue #33): indexing and slicing of the torch.Size container
+# (a negative index, a slice that stays a torch.Size, a step slice, an index past the end
+# refused as tuples refuse it), and sizes read inside vmap (the sample's, not the batch's).
+@sweep("index-{form}", form=["negative", "slice", "slice-step", "numel-of-slice"])
+def size_indexing(ctx, form):
+    import torch
+
+    s = ctx.put(np.zeros((2, 3, 4, 5), dtype="float32")).size()
+    got, want = {
+        "negative": (lambda: s[-2], 4),
+        "slice": (lambda: s[1:3], (3, 4)),
+        "slice-step": (lambda: s[::2], (2, 4)),
+        "numel-of-slice": (s[1:].numel, 60),
+    }[form]
+    out = ctx.measure(got)
+    if form in ("slice", "slice-step"):
+        ctx.check(isinstance(out, torch.Size), f"a slice of torch.Size is a {type(out).__name__}")
+        out = tuple(out)
+    ctx.check(out == want, f"{form}: {out}, not {want}")
+
+
+@case("raises-index-past-end")
+def size_index_raises(ctx):
+    from _torchhelp import refusal
+
+    s = ctx.put(np.zeros((2, 3), dtype="float32")).size()
+    refusal(ctx, lambda: s[2], IndexError, "tuple index out of range")
+
+
+@case("vmap-sample-size")
+def size_vmap(ctx):
+    from _torchhelp import vmap
+
+    def sizes(t):
+        # Inside vmap size() is the sample's (3, 4); the batch dim is invisible.
+        return t.new_tensor([t.size(0), t.size(-1), t.dim()])
+
+    x = ctx.put(np.zeros((5, 3, 4), dtype="float32"))
+    ctx.check_equal(ctx.measure(vmap(ctx)(sizes), x), np.tile([3, 4, 2], (5, 1)))

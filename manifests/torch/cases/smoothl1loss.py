@@ -78,3 +78,66 @@ def smooth_l1_grad_dtypes(ctx, dtype):
         return x.grad
 
     ctx.check_close(ctx.measure(backward), np.clip(x_h, -1, 1), rtol=1e-2, atol=1e-2)
+
+
+# The study's kinds of paths (issue #33): the refusals with class and message (a negative
+# beta; an unknown reduction), the full grid of reduction x beta (beta = 0 is the L1
+# loss), vmap of per-sample losses, and second derivatives.
+@sweep("raises-{arg}", arg=["negative-beta", "reduction"])
+def smooth_l1_refusals(ctx, arg):
+    import torch.nn.functional as F
+    from _torchhelp import refusal
+
+    x = ctx.put(np.zeros(4))
+    if arg == "negative-beta":
+        refusal(
+            ctx, lambda: F.smooth_l1_loss(x, x, beta=-1.0), RuntimeError, "negative values for beta"
+        )
+    else:
+        refusal(
+            ctx,
+            lambda: F.smooth_l1_loss(x, x, reduction="average"),
+            ValueError,
+            "is not a valid value for reduction",
+        )
+
+
+@sweep(
+    "flags-{reduction}-beta{beta}", reduction=["mean", "sum", "none"], beta=["0", "0.5", "1", "2"]
+)
+def smooth_l1_grid(ctx, reduction, beta):
+    import torch
+
+    b = float(beta)
+    x_np, y_np = ctx.rng.standard_normal(40) * 2, ctx.rng.standard_normal(40) * 2
+    out = ctx.measure(
+        torch.nn.SmoothL1Loss(reduction=reduction, beta=b), ctx.put(x_np), ctx.put(y_np)
+    )
+    ref = np.abs(x_np - y_np) if b == 0 else _reference(x_np, y_np, b)
+    expected = {"mean": ref.mean(), "sum": ref.sum(), "none": ref}[reduction]
+    ctx.check_close(out, expected, dtype="float64", kind="reduction")
+
+
+@case("vmap-per-sample-losses")
+def smooth_l1_vmap(ctx):
+    import torch.nn.functional as F
+    from _torchhelp import vmap
+
+    x_np, y_np = ctx.rng.standard_normal((5, 9)) * 2, ctx.rng.standard_normal((5, 9))
+    fn = vmap(ctx)(lambda a, b: F.smooth_l1_loss(a, b, beta=0.5))
+    out = ctx.measure(fn, ctx.put(x_np), ctx.put(y_np))
+    ctx.check_close(
+        out, _reference(x_np, y_np, 0.5).mean(axis=1), dtype="float64", kind="reduction"
+    )
+
+
+@case("grad2-gradgradcheck")
+def smooth_l1_gradgrad(ctx):
+    import torch.nn.functional as F
+    from _torchhelp import gradgradcheck
+
+    # Differences away from the kink at |d| = beta, where the second derivative jumps.
+    x = np.array([0.1, -0.3, 2.0, -3.0, 0.7])
+    gradgradcheck(
+        ctx, lambda a, b: F.smooth_l1_loss(a, b, beta=1.5, reduction="sum"), x, np.zeros(5)
+    )

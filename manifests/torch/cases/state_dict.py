@@ -218,3 +218,56 @@ def state_dict_hooks(ctx, hook):
         net[1]._register_state_dict_hook(post)
         state = ctx.measure(net.state_dict)
         ctx.check("1.note" in state and len(state) == 5, f"hooked keys {sorted(state)}")
+
+
+# The study's kinds of paths (issue #33): a checkpoint through torch.save/torch.load in
+# every float and complex dtype (values and dtypes come back exactly into a fresh model),
+# the refusal of a state dict that is no mapping (class and message), and indexing forms of
+# the returned OrderedDict (keys in registration order, values by key, a nested prefix).
+@sweep("checkpoint-saved-{dtype}", dtype=FLOAT_DTYPES + COMPLEX_DTYPES)
+def state_dict_saved(ctx, dtype):
+    import torch
+    from _torchhelp import saved
+
+    dt = getattr(torch, dtype)
+    a, b = _net(ctx, dtype), _net(ctx, dtype)
+    with torch.no_grad():
+        for p in b.parameters():
+            p.zero_()
+    checkpoint = saved(a.state_dict())
+    result = ctx.measure(b.load_state_dict, checkpoint, warm=False)
+    ctx.check(not result.missing_keys and not result.unexpected_keys, f"load reported {result}")
+    for name, p in b.named_parameters():
+        ctx.check(p.dtype == dt, f"{name} came back as {p.dtype}", "type")
+        ctx.check_equal(ctx.to_numpy(p), ctx.to_numpy(dict(a.named_parameters())[name]), name)
+
+
+@case("raises-not-a-mapping")
+def state_dict_raises(ctx):
+    from _torchhelp import refusal
+
+    net = _net(ctx)
+    refusal(
+        ctx, lambda: net.load_state_dict([1, 2]), TypeError, "Expected state_dict to be dict-like"
+    )
+
+
+@sweep("index-{form}", form=["key-order", "by-key", "nested-prefix"])
+def state_dict_indexing(ctx, form):
+    import torch
+
+    net = _net(ctx)
+    if form == "nested-prefix":
+        outer = torch.nn.Sequential(torch.nn.Sequential(net))
+        keys = list(ctx.measure(outer.state_dict))
+        ctx.check(
+            keys == ["0.0.0.weight", "0.0.0.bias", "0.0.1.weight", "0.0.1.bias"], f"keys {keys}"
+        )
+        return
+    state = ctx.measure(net.state_dict)
+    if form == "key-order":
+        ctx.check(
+            list(state) == ["0.weight", "0.bias", "1.weight", "1.bias"], f"keys {list(state)}"
+        )
+    else:
+        ctx.check_equal(state["1.bias"], ctx.to_numpy(net[1].bias.detach()))

@@ -124,3 +124,46 @@ def subset_forms(ctx, form):
         parts = ctx.measure(random_split, list(range(10)), [0.7, 0.3], generator=gen)
         ctx.check([len(p) for p in parts] == [7, 3], f"split sizes {[len(p) for p in parts]}")
         ctx.check(sorted(list(parts[0]) + list(parts[1])) == list(range(10)), "not a partition")
+
+
+# The study's kinds of paths (issue #33): a list index (a batch of items at once, passed
+# to the dataset as one list), the refusal of an index past the subset (class and
+# message), and a shuffled epoch over a Subset restored from its generator's saved state.
+@case("index-list-batch")
+def subset_list_index(ctx):
+    import torch
+    from torch.utils.data import Subset, TensorDataset
+
+    data = TensorDataset(torch.arange(10.0) * 3)
+    sub = Subset(data, [9, 4, 7, 1])
+    (got,) = ctx.measure(sub.__getitem__, [0, 2, 3])
+    ctx.check_equal(got, [27.0, 21.0, 3.0])
+
+
+@case("raises-index-past-end")
+def subset_raises(ctx):
+    from _torchhelp import refusal
+    from torch.utils.data import Subset
+
+    sub = Subset(list(range(10)), [3, 4])
+    refusal(ctx, lambda: sub[2], IndexError, "list index out of range")
+
+
+@case("checkpoint-shuffle-generator-state")
+def subset_restore(ctx):
+    import torch
+    from torch.utils.data import DataLoader, Subset
+
+    sub = Subset(list(range(100)), list(range(0, 100, 7)))
+    gen = torch.Generator()
+    gen.manual_seed(ctx.seed)
+    loader = DataLoader(sub, batch_size=3, shuffle=True, generator=gen)
+    state = gen.get_state()
+    first = [int(v) for b in loader for v in b]
+
+    def replay():
+        gen.set_state(state)
+        return [int(v) for b in loader for v in b]
+
+    ctx.check(sorted(first) == list(range(0, 100, 7)), "the epoch is not the subset")
+    ctx.check(ctx.measure(replay, warm=False) == first, "the restored state drew another order")

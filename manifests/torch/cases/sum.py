@@ -161,3 +161,72 @@ def sum_gradcheck(ctx, dim):
         "keepdim": lambda t: torch.sum(t, 1, keepdim=True),
     }[dim]
     gradcheck(ctx, fn, ctx.rng.standard_normal((3, 4)))
+
+
+# The study's kinds of paths (issue #33): the refusals with class and message (a dim out of
+# range; a dim given twice), the full grid of dims x keepdim x dtype=, vmap, second
+# derivatives, and an uncoalesced sparse input whose duplicate indices all count.
+@sweep("raises-{arg}", arg=["dim-out-of-range", "dim-repeated"])
+def sum_refusals(ctx, arg):
+    import torch
+    from _torchhelp import refusal
+
+    x = ctx.put(np.zeros((3, 4), dtype="float32"))
+    if arg == "dim-out-of-range":
+        refusal(ctx, lambda: torch.sum(x, 2), IndexError, "out of range")
+    else:
+        refusal(ctx, lambda: torch.sum(x, (0, 0)), RuntimeError, "appears multiple times")
+
+
+@sweep(
+    "flags-{dims}-{keepdim}-{dtype}",
+    dims=["dim0", "dims-0-2", "dim-minus1"],
+    keepdim=["drop", "keepdim"],
+    dtype=["same", "to-float64"],
+)
+def sum_grid(ctx, dims, keepdim, dtype):
+    import torch
+
+    axis = {"dim0": 0, "dims-0-2": (0, 2), "dim-minus1": -1}[dims]
+    x_np = ctx.rng.integers(-9, 9, size=(3, 4, 5)).astype("float32")
+    kwargs = {"keepdim": keepdim == "keepdim"}
+    if dtype == "to-float64":
+        kwargs["dtype"] = torch.float64
+    out = ctx.measure(torch.sum, ctx.put(x_np), axis, **kwargs)
+    want_dtype = torch.float64 if dtype == "to-float64" else torch.float32
+    ctx.check(out.dtype == want_dtype, f"sum gave {out.dtype}, not {want_dtype}", "type")
+    ctx.check_equal(out, x_np.astype("float64").sum(axis=axis, keepdims=keepdim == "keepdim"))
+
+
+@case("vmap-batch")
+def sum_vmap(ctx):
+    import torch
+    from _torchhelp import vmap
+
+    x = ctx.rng.integers(-9, 9, size=(4, 3, 5)).astype("float64")
+    out = ctx.measure(vmap(ctx)(lambda t: torch.sum(t, 0)), ctx.put(x))
+    ctx.check_equal(out, x.sum(axis=1))
+
+
+@case("grad2-gradgradcheck")
+def sum_gradgrad(ctx):
+    import torch
+    from _torchhelp import gradgradcheck
+
+    gradgradcheck(ctx, lambda t: torch.sum(t**3, 1), ctx.rng.standard_normal((3, 4)))
+
+
+@case("duplicate-sparse-uncoalesced")
+def sum_duplicates(ctx):
+    import torch
+
+    if ctx.flavor not in ("cpu", "cuda"):
+        ctx.skip(f"sparse COO tensors are CPU/CUDA only (this is {ctx.flavor})")
+    if not ctx.version_at_least("2.0"):
+        ctx.skip(
+            f"torch.sum of a sparse COO tensor arrived in torch 2.0 (pytorch#86300; {ctx.version})"
+        )
+    idx = ctx.put(np.array([[0, 0, 3, 3, 3], [1, 1, 2, 2, 0]], dtype="int64"))
+    s = torch.sparse_coo_tensor(idx, ctx.put(np.array([1.0, 2.0, 4.0, 8.0, 16.0])), (4, 3))
+    out = ctx.measure(torch.sum, s)
+    ctx.check_close(out, 31.0, dtype="float64")

@@ -102,3 +102,21 @@ def synchronize_forms(ctx, form):
         ctx.measure(stream.synchronize)  # a second call on a drained stream returns at once
         ctx.check(stream.query(), "a drained stream reports pending work")
         ctx.check_close(ctx.to_numpy(out), 512.0 * 512.0, dtype="float32")
+
+
+# The study's kinds of paths (issue #33), on a CUDA cell: the documented refusal of a
+# stream on the CPU device (class and message). On other cells it skips: asking for a
+# stream there reaches CUDA's initialisation, which a second time hangs torch 1.12 without
+# a driver (see torch.cuda's unavailable-refuses-tensors).
+@case("raises-cpu-device")
+def synchronize_raises(ctx):
+    import torch
+    from _torchhelp import refusal
+
+    _stream(ctx)
+    refusal(
+        ctx,
+        lambda: torch.cuda.Stream(device="cpu"),
+        ValueError,
+        "Expected a cuda device, but got: cpu",
+    )

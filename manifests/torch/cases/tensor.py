@@ -135,3 +135,47 @@ def tensor_forms(ctx, form):
         out, want, expected = ctx.measure(torch.tensor, np.float64(2.5)), torch.float64, 2.5
     ctx.check(out.dtype == want, f"torch.tensor gave {out.dtype}, not {want}")
     ctx.check_equal(out, np.asarray(expected))
+
+
+# The study's kinds of paths (issue #33): the documented refusals of data torch.tensor
+# cannot hold, class and message (a ragged nested list, strings, a complex value for a real
+# dtype), and indexing forms of the nested-list input (rows taken from a list of lists
+# and from a NumPy view keep their order and values).
+@sweep("raises-{arg}", arg=["ragged", "strings", "complex-to-real"])
+def tensor_refusals(ctx, arg):
+    import torch
+    from _torchhelp import refusal
+
+    dev = ctx.device
+    attempt, error, fragment = {
+        "ragged": (
+            lambda: torch.tensor([[1, 2], [3]], device=dev),
+            ValueError,
+            "expected sequence of length 2",
+        ),
+        "strings": (
+            lambda: torch.tensor(["a"], device=dev),
+            ValueError,
+            "too many dimensions 'str'",
+        ),
+        "complex-to-real": (
+            lambda: torch.tensor([1j], dtype=torch.float32, device=dev),
+            TypeError,
+            "complex",
+        ),
+    }[arg]
+    refusal(ctx, attempt, error, fragment)
+
+
+@sweep("index-{form}", form=["list-rows-reversed", "numpy-column-view", "numpy-fancy"])
+def tensor_indexing(ctx, form):
+    import torch
+
+    base = ctx.rng.integers(-50, 50, size=(5, 6)).astype("float64")
+    data = {
+        "list-rows-reversed": base.tolist()[::-1],
+        "numpy-column-view": base[:, 2],
+        "numpy-fancy": base[[4, 0, 2]][:, [5, 1]],
+    }[form]
+    out = ctx.measure(torch.tensor, data, device=ctx.device)
+    ctx.check_equal(out, np.asarray(data))

@@ -179,3 +179,59 @@ def to_forms(ctx, form):
         ctx.check(out.dtype == torch.float32, f"the gradient came back as {out.dtype}")
         expected = np.full(x_np.shape, 3.0, dtype="float32")
     ctx.check_equal(out, expected)
+
+
+# The study's kinds of paths (issue #33): the refusals with class and message (channels_last
+# for a rank other than 4; an unknown device string), vmap of a cast, second derivatives
+# through a cast to complex, and an uncoalesced sparse tensor cast with its duplicate
+# indices kept (they still add when densified).
+@sweep("raises-{arg}", arg=["channels-last-rank", "unknown-device"])
+def to_refusals(ctx, arg):
+    import torch
+    from _torchhelp import refusal
+
+    x = ctx.put(np.zeros((2, 3, 4), dtype="float32"))
+    if arg == "channels-last-rank":
+        refusal(
+            ctx,
+            lambda: x.to(memory_format=torch.channels_last),
+            RuntimeError,
+            "required rank 4 tensor",
+        )
+    else:
+        refusal(ctx, lambda: x.to("float32x"), RuntimeError, "Invalid device string")
+
+
+@sweep("vmap-to-{dst}", dst=["float64", "int32", "bool"])
+def to_vmap(ctx, dst):
+    import torch
+    from _torchhelp import vmap
+
+    raw = np.floor(ctx.rng.uniform(-8, 8, size=(4, 12)) * 4) / 4
+    dt = getattr(torch, dst)
+    out = ctx.measure(vmap(ctx)(lambda t: t.to(dt)), ctx.put(raw.astype("float32")))
+    ctx.check(out.dtype == dt, f"vmap of .to({dst}) gave {out.dtype}", "type")
+    ctx.check_equal(np.asarray(ctx.to_numpy(out)), _cast_reference(raw, "float32", dst))
+
+
+@case("grad2-through-complex-cast")
+def to_gradgrad(ctx):
+    import torch
+    from _torchhelp import gradgradcheck
+
+    gradgradcheck(ctx, lambda t: (t.to(torch.complex128) ** 3).real, ctx.rng.standard_normal(6))
+
+
+@case("duplicate-sparse-uncoalesced")
+def to_duplicates(ctx):
+    import torch
+
+    if ctx.flavor not in ("cpu", "cuda"):
+        ctx.skip(f"sparse COO tensors are CPU/CUDA only (this is {ctx.flavor})")
+    idx = ctx.put(np.array([[1, 1, 1, 4]], dtype="int64"))
+    s = torch.sparse_coo_tensor(
+        idx, ctx.put(np.array([0.5, 0.25, 2.0, 3.0], dtype="float32")), (6,)
+    )
+    out = ctx.measure(s.to, torch.float64)
+    ctx.check(out.dtype == torch.float64 and out.is_sparse, f"{out.dtype} {out.layout}", "type")
+    ctx.check_equal(out.to_dense(), [0.0, 2.75, 0.0, 0.0, 3.0, 0.0])

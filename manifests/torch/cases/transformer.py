@@ -239,3 +239,110 @@ def transformer_gradcheck(ctx):
         dropout=0.0,
     ).to(device=ctx.device, dtype=torch.float64)
     gradcheck(ctx, model, ctx.rng.standard_normal((3, 1, 4)), ctx.rng.standard_normal((2, 1, 4)))
+
+
+# The study's kinds of paths (issue #33): the refusals with class and message (heads that do
+# not divide d_model; source and target batches or widths that disagree), the model through
+# a saved state dict, and the full grid of norm_first x batch_first against the float64
+# encoder-decoder (pre-norm: each sublayer normalizes its input; final norms kept).
+@sweep("raises-{arg}", arg=["heads", "batch-mismatch", "d-model-mismatch"])
+def transformer_refusals(ctx, arg):
+    import torch
+    from _torchhelp import refusal
+
+    if arg == "heads":
+        refusal(
+            ctx,
+            lambda: torch.nn.Transformer(d_model=10, nhead=3),
+            AssertionError,
+            "embed_dim must be divisible by num_heads",
+        )
+        return
+    model = _model(ctx)
+    src = ctx.put(np.zeros((3, 2, 32), dtype="float32"))
+    if arg == "batch-mismatch":
+        tgt, fragment = (
+            ctx.put(np.zeros((3, 3, 32), dtype="float32")),
+            "the batch number of src and tgt must be equal",
+        )
+    else:
+        src = ctx.put(np.zeros((3, 2, 16), dtype="float32"))
+        tgt, fragment = src, "the feature number of src and tgt must be equal to d_model"
+    refusal(ctx, lambda: model(src, tgt), RuntimeError, fragment)
+
+
+@case("checkpoint-state-dict-saved")
+def transformer_restore(ctx):
+    import torch
+    from _torchhelp import saved
+
+    source = _model(ctx).to(torch.float64)
+    checkpoint = saved(source.state_dict())
+    torch.manual_seed(ctx.seed + 1)
+    target = (
+        torch.nn.Transformer(
+            d_model=32,
+            nhead=4,
+            num_encoder_layers=2,
+            num_decoder_layers=2,
+            dim_feedforward=64,
+            dropout=0.0,
+        )
+        .to(device=ctx.device, dtype=torch.float64)
+        .eval()
+    )
+    ctx.measure(target.load_state_dict, checkpoint, warm=False)
+    src_np, tgt_np = ctx.rng.standard_normal((5, 2, 32)), ctx.rng.standard_normal((4, 2, 32))
+    with torch.no_grad():
+        out = target(ctx.put(src_np), ctx.put(tgt_np))
+    params = {n: ctx.to_numpy(t).astype("float64") for n, t in source.named_parameters()}
+    ctx.check_close(out, _transformer_reference(src_np, tgt_np, params), rtol=1e-9, atol=1e-9)
+
+
+def _pre_norm_reference(src, tgt, p, heads=4, layers=2):
+    """norm_first=True: x + sublayer(norm(x)) in every layer, then the final norms."""
+
+    def sub(prefix):
+        return {k[len(prefix) :]: v for k, v in p.items() if k.startswith(prefix)}
+
+    def norm(x, q, name):
+        return layer_norm(x, q[name + ".weight"], q[name + ".bias"])
+
+    def ff(x, q):
+        hidden = np.maximum(x @ q["linear1.weight"].T + q["linear1.bias"], 0)
+        return hidden @ q["linear2.weight"].T + q["linear2.bias"]
+
+    memory = src
+    for i in range(layers):
+        q = sub(f"encoder.layers.{i}.")
+        y = norm(memory, q, "norm1")
+        memory = memory + _mha(y, y, q, "self_attn.", heads)
+        memory = memory + ff(norm(memory, q, "norm2"), q)
+    memory = norm(memory, p, "encoder.norm")
+    x = tgt
+    for i in range(layers):
+        q = sub(f"decoder.layers.{i}.")
+        y = norm(x, q, "norm1")
+        x = x + _mha(y, y, q, "self_attn.", heads)
+        x = x + _mha(norm(x, q, "norm2"), memory, q, "multihead_attn.", heads)
+        x = x + ff(norm(x, q, "norm3"), q)
+    return norm(x, p, "decoder.norm")
+
+
+@sweep("flags-{norm}-{layout}", norm=["post-norm", "pre-norm"], layout=["seq-first", "batch-first"])
+def transformer_grid(ctx, norm, layout):
+    import torch
+
+    model = _model(ctx, norm_first=norm == "pre-norm", batch_first=layout == "batch-first")
+    model = model.to(torch.float64)
+    src_np, tgt_np = ctx.rng.standard_normal((5, 2, 32)), ctx.rng.standard_normal((4, 2, 32))
+    src, tgt = ctx.put(src_np), ctx.put(tgt_np)
+    if layout == "batch-first":
+        src, tgt = src.transpose(0, 1), tgt.transpose(0, 1)
+    with torch.no_grad():
+        out = ctx.measure(model, src, tgt)
+    if layout == "batch-first":
+        out = out.transpose(0, 1)
+    params = {n: ctx.to_numpy(t).astype("float64") for n, t in model.named_parameters()}
+    ref = _pre_norm_reference if norm == "pre-norm" else _transformer_reference
+    ctx.check_close(out, ref(src_np, tgt_np, params), rtol=1e-9, atol=1e-9)

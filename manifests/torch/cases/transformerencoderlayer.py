@@ -159,3 +159,115 @@ def encoder_layer_gradcheck(ctx):
     layer = torch.nn.TransformerEncoderLayer(4, 2, 8, dropout=0.0)
     layer = layer.to(device=ctx.device, dtype=torch.float64)
     gradcheck(ctx, layer, ctx.rng.standard_normal((3, 2, 4)))
+
+
+# The study's kinds of paths (issue #33): the refusals with class and message (an unknown
+# activation; heads that do not divide d_model; an input of another width), the layer
+# through a saved state dict, the full grid of norm_first x batch_first x activation
+# against the float64 reference, vmap over unbatched samples, and second derivatives.
+@sweep("raises-{arg}", arg=["activation", "heads", "input-width"])
+def encoder_layer_refusals(ctx, arg):
+    import torch
+    from _torchhelp import refusal
+
+    if arg == "activation":
+        refusal(
+            ctx,
+            lambda: torch.nn.TransformerEncoderLayer(8, 2, activation="swish"),
+            RuntimeError,
+            "activation should be relu/gelu, not swish",
+        )
+    elif arg == "heads":
+        refusal(
+            ctx,
+            lambda: torch.nn.TransformerEncoderLayer(10, 3),
+            AssertionError,
+            "embed_dim must be divisible by num_heads",
+        )
+    else:
+        layer = _layer(ctx)
+        x = ctx.put(np.zeros((3, 2, 12), dtype="float32"))
+        refusal(
+            ctx,
+            lambda: layer(x),
+            AssertionError,
+            "was expecting embedding dimension of 16, but got 12",
+        )
+
+
+@case("checkpoint-state-dict-saved")
+def encoder_layer_restore(ctx):
+    import torch
+    from _torchhelp import saved
+
+    source = _layer(ctx, "float64")
+    checkpoint = saved(source.state_dict())
+    target = torch.nn.TransformerEncoderLayer(16, 4, 32, dropout=0.0)
+    target = target.to(device=ctx.device, dtype=torch.float64).eval()
+    ctx.measure(target.load_state_dict, checkpoint, warm=False)
+    x_np = ctx.rng.standard_normal((5, 2, 16))
+    with torch.no_grad():
+        out = target(ctx.put(x_np))
+    params = {n: ctx.to_numpy(t).astype("float64") for n, t in source.named_parameters()}
+    ctx.check_close(out, encoder_layer(x_np, params, 4), rtol=1e-9, atol=1e-9)
+
+
+@sweep(
+    "flags-{norm}-{layout}-{activation}",
+    norm=["post-norm", "pre-norm"],
+    layout=["seq-first", "batch-first"],
+    activation=["relu", "gelu"],
+)
+def encoder_layer_grid(ctx, norm, layout, activation):
+    import torch
+
+    layer = _layer(
+        ctx,
+        "float64",
+        norm_first=norm == "pre-norm",
+        batch_first=layout == "batch-first",
+        activation=activation,
+    )
+    x_np = ctx.rng.standard_normal((5, 2, 16))
+    x = ctx.put(x_np)
+    if layout == "batch-first":
+        x = x.transpose(0, 1)
+    with torch.no_grad():
+        out = ctx.measure(layer, x)
+    if layout == "batch-first":
+        out = out.transpose(0, 1)
+    params = {n: ctx.to_numpy(t).astype("float64") for n, t in layer.named_parameters()}
+    act = _gelu if activation == "gelu" else (lambda z: np.maximum(z, 0))
+    expected = (
+        _pre_norm(x_np, params, 4, act)
+        if norm == "pre-norm"
+        else encoder_layer(x_np, params, 4, act)
+    )
+    ctx.check_close(out, expected, rtol=1e-9, atol=1e-9)
+
+
+@case("vmap-unbatched-samples")
+def encoder_layer_vmap(ctx):
+    import torch
+    from _torchhelp import vmap
+
+    if not ctx.version_at_least("1.11"):
+        ctx.skip(f"unbatched TransformerEncoderLayer inputs arrived in torch 1.11 ({ctx.version})")
+    layer = _layer(ctx, "float64")
+    x_np = ctx.rng.standard_normal((3, 5, 16))  # a vmapped batch of (S, E) samples
+    with torch.no_grad():
+        out = ctx.measure(vmap(ctx)(layer), ctx.put(x_np))
+    params = {n: ctx.to_numpy(t).astype("float64") for n, t in layer.named_parameters()}
+    expected = encoder_layer(x_np.transpose(1, 0, 2), params, 4).transpose(1, 0, 2)
+    ctx.check_close(out, expected, rtol=1e-9, atol=1e-9)
+
+
+@case("grad2-gradgradcheck")
+def encoder_layer_gradgrad(ctx):
+    import torch
+    from _torchhelp import gradgradcheck
+
+    torch.manual_seed(ctx.seed)
+    layer = torch.nn.TransformerEncoderLayer(4, 2, 8, dropout=0.0)
+    layer = layer.to(device=ctx.device, dtype=torch.float64)
+    gradgradcheck(ctx, layer, ctx.rng.standard_normal((3, 2, 4)))

@@ -180,3 +180,81 @@ def triangular_solve_refused(ctx, dtype):
         return False
 
     ctx.check(ctx.measure(attempt), f"triangular_solve accepted {dtype}", category="type")
+
+
+# The study's kinds of paths (issue #33): the refusals with class and message (a non-square
+# A; B of another height; B of another dtype), the full grid of upper x transpose x
+# unitriangular against NumPy, vmap over a batch, and second derivatives.
+@sweep("raises-{arg}", arg=["non-square", "rhs-height", "dtype-mismatch"])
+def triangular_solve_refusals(ctx, arg):
+    import torch
+    from _torchhelp import refusal
+
+    a, b, fragment = {
+        "non-square": (np.zeros((4, 3)), np.zeros((4, 1)), "square matrices"),
+        "rhs-height": (
+            np.eye(3),
+            np.zeros((4, 1)),
+            "Incompatible matrix sizes for triangular_solve",
+        ),
+        "dtype-mismatch": (
+            np.eye(3),
+            np.zeros((3, 1), dtype="float32"),
+            "Expected b and A to have the same dtype",
+        ),
+    }[arg]
+    A, B = ctx.put(a), ctx.put(b)
+    refusal(ctx, lambda: torch.triangular_solve(B, A), RuntimeError, fragment)
+
+
+@sweep(
+    "flags-{tri}-{op}-{diag}",
+    tri=["upper", "lower"],
+    op=["plain", "transpose"],
+    diag=["general", "unitriangular"],
+)
+def triangular_solve_grid(ctx, tri, op, diag):
+    import torch
+
+    upper, transpose, unit = tri == "upper", op == "transpose", diag == "unitriangular"
+    a = _tri(ctx, "float64", 5, upper)
+    if unit:
+        a[range(5), range(5)] = 9.0  # ignored: read as ones
+    b = _rhs(ctx, "float64", (5, 3))
+    x, _ = ctx.measure(
+        torch.triangular_solve,
+        ctx.put(b),
+        ctx.put(a),
+        upper=upper,
+        transpose=transpose,
+        unitriangular=unit,
+    )
+    eff = a.copy()
+    if unit:
+        eff[range(5), range(5)] = 1.0
+    eff = eff.T if transpose else eff
+    ctx.check_close(x, np.linalg.solve(eff, b), dtype="float64", kind="linalg")
+
+
+@case("vmap-batch")
+def triangular_solve_vmap(ctx):
+    import torch
+    from _torchhelp import vmap
+
+    a = _tri(ctx, "float64", 4, True, batch=(3,))
+    b = _rhs(ctx, "float64", (3, 4, 2))
+    out = ctx.measure(
+        vmap(ctx)(lambda bb, aa: torch.triangular_solve(bb, aa).solution), ctx.put(b), ctx.put(a)
+    )
+    ctx.check_close(out, np.linalg.solve(a, b), dtype="float64", kind="linalg")
+
+
+@case("grad2-gradgradcheck")
+def triangular_solve_gradgrad(ctx):
+    import torch
+    from _torchhelp import gradgradcheck
+
+    def solve(b, a):
+        return torch.triangular_solve(b, a.triu()).solution
+
+    gradgradcheck(ctx, solve, _rhs(ctx, "float64", (3, 2)), _tri(ctx, "float64", 3, True))

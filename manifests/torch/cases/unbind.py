@@ -92,3 +92,59 @@ def unbind_gradcheck(ctx):
         return a * b + c**2
 
     gradcheck(ctx, fn, ctx.rng.standard_normal((4, 3)))
+
+
+# The study's kinds of paths (issue #33): the refusals with class and message (a dim out of
+# range; a 0-d tensor), indexing forms (each slice is x.select / x[:, i] / x[..., -1]),
+# vmap, and second derivatives.
+@sweep("raises-{arg}", arg=["dim-out-of-range", "0d"])
+def unbind_refusals(ctx, arg):
+    import torch
+    from _torchhelp import refusal
+
+    if arg == "dim-out-of-range":
+        x = ctx.put(np.zeros((3, 4), dtype="float32"))
+        refusal(ctx, lambda: torch.unbind(x, 2), IndexError, "out of range")
+    else:
+        s = ctx.put(np.array(1.0, dtype="float32"))
+        refusal(
+            ctx, lambda: torch.unbind(s), IndexError, "specified as 0 but tensor has no dimensions"
+        )
+
+
+@sweep("index-{form}", form=["select", "column", "ellipsis-last"])
+def unbind_indexing(ctx, form):
+    import torch
+
+    x = ctx.put(ctx.rng.integers(-9, 9, size=(3, 4, 5)).astype("float32"))
+    dim, pick = {"select": (0, lambda i: x.select(0, i)), "column": (1, lambda i: x[:, i])}.get(
+        form, (-1, lambda i: x[..., i])
+    )
+    parts = ctx.measure(torch.unbind, x, dim)
+    ctx.check(len(parts) == x.shape[dim], f"{len(parts)} slices")
+    for i, part in enumerate(parts):
+        ctx.check_equal(part, ctx.to_numpy(pick(i)), what=f"slice {i}")
+
+
+@case("vmap-rows")
+def unbind_vmap(ctx):
+    import torch
+    from _torchhelp import vmap
+
+    x = ctx.rng.standard_normal((4, 3, 2))
+    parts = ctx.measure(vmap(ctx)(lambda t: torch.unbind(t, 0)), ctx.put(x))
+    ctx.check(len(parts) == 3, f"{len(parts)} outputs")
+    for i, part in enumerate(parts):
+        ctx.check_equal(part, x[:, i], what=f"output {i}")
+
+
+@case("grad2-gradgradcheck")
+def unbind_gradgrad(ctx):
+    import torch
+    from _torchhelp import gradgradcheck
+
+    def fn(t):
+        a, b, c = torch.unbind(t, 1)
+        return a * b * c
+
+    gradgradcheck(ctx, fn, ctx.rng.standard_normal((4, 3)))

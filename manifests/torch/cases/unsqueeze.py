@@ -95,3 +95,56 @@ def unsqueeze_gradcheck(ctx):
     gradcheck(
         ctx, lambda t: torch.unsqueeze(t, 1) * torch.unsqueeze(t, 0), ctx.rng.standard_normal(5)
     )
+
+
+# The study's kinds of paths (issue #33): the refusal of a negative dim out of range (class
+# and message), indexing forms (x[:, None], x[..., None] and x[None] are unsqueeze views),
+# vmap (dims are the sample's), and second derivatives.
+@case("raises-negative-dim")
+def unsqueeze_negative_refused(ctx):
+    import torch
+    from _torchhelp import refusal
+
+    x = ctx.put(np.zeros((2, 2), dtype="float32"))
+    refusal(ctx, lambda: torch.unsqueeze(x, -4), IndexError, "out of range")
+
+
+@sweep("index-{form}", form=["none-middle", "ellipsis-none", "none-first"])
+def unsqueeze_indexing(ctx, form):
+    import torch
+
+    x = ctx.put(ctx.rng.integers(-9, 9, size=(3, 4)).astype("float32"))
+    dim, view = {
+        "none-middle": (1, lambda: x[:, None]),
+        "ellipsis-none": (-1, lambda: x[..., None]),
+        "none-first": (0, lambda: x[None]),
+    }[form]
+    out = ctx.measure(torch.unsqueeze, x, dim)
+    other = view()
+    ctx.check(
+        out.shape == other.shape and out.stride() == other.stride(),
+        f"{out.stride()} vs {other.stride()}",
+    )
+    ctx.check_equal(out, ctx.to_numpy(other))
+
+
+@case("vmap-sample-dims")
+def unsqueeze_vmap(ctx):
+    import torch
+    from _torchhelp import vmap
+
+    x = ctx.rng.standard_normal((4, 3, 5))
+    out = ctx.measure(vmap(ctx)(lambda t: torch.unsqueeze(t, 1)), ctx.put(x))
+    ctx.check_equal(out, x[:, :, None, :])
+
+
+@case("grad2-gradgradcheck")
+def unsqueeze_gradgrad(ctx):
+    import torch
+    from _torchhelp import gradgradcheck
+
+    gradgradcheck(
+        ctx,
+        lambda t: torch.unsqueeze(t, 1) * torch.unsqueeze(t, 0) ** 2,
+        ctx.rng.standard_normal(4),
+    )

@@ -112,3 +112,40 @@ def variable_accumulates(ctx):
         return v.grad
 
     ctx.check_close(ctx.measure(twice), 6 * x_np**2, dtype="float64")
+
+
+# The study's kinds of paths (issue #33): the refusals with class and message (data that is
+# no tensor; an integer leaf that requires grad), and second derivatives through a
+# Variable leaf (d2/dv2 of v^3 is 6v, by double backward).
+@sweep("raises-{arg}", arg=["not-a-tensor", "int-requires-grad"])
+def variable_refusals(ctx, arg):
+    import torch
+    from _torchhelp import refusal
+
+    if arg == "not-a-tensor":
+        refusal(
+            ctx, lambda: torch.autograd.Variable(3), TypeError, "Variable data has to be a tensor"
+        )
+    else:
+        ints = ctx.put(np.arange(3, dtype="int64"))
+        refusal(
+            ctx,
+            lambda: torch.autograd.Variable(ints, requires_grad=True),
+            RuntimeError,
+            "Only Tensors of floating point and complex dtype can require gradients",
+        )
+
+
+@case("grad2-double-backward")
+def variable_grad2(ctx):
+    import torch
+
+    x_np = ctx.rng.standard_normal(5)
+    v = torch.autograd.Variable(ctx.put(x_np), requires_grad=True)
+
+    def second():
+        (g,) = torch.autograd.grad((v**3).sum(), v, create_graph=True)
+        (h,) = torch.autograd.grad(g.sum(), v)
+        return h
+
+    ctx.check_close(ctx.measure(second), 6 * x_np, dtype="float64")

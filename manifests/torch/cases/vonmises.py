@@ -156,3 +156,64 @@ def vonmises_forms(ctx, form):
         dist = VonMises(ctx.put(np.array(0.0)), ctx.put(np.array(400.0)))
         s = ctx.to_numpy(ctx.measure(dist.sample, (20_000,)))
         ctx.check(abs(s.std() * 20 - 1) < 0.05, f"spread {s.std()}, expected about 0.05")
+
+
+# The study's kinds of paths (issue #33): the refusals of invalid parameters under
+# validate_args (class and message), the default generator's saved state restored draws the
+# same samples, vmap of log_prob, and second derivatives of log_prob.
+@sweep("raises-{arg}", arg=["negative-concentration", "nan-loc"])
+def vonmises_refusals(ctx, arg):
+    ctx.not_comparable("draws from the device's random generator")
+    from _torchhelp import refusal
+    from torch.distributions.von_mises import VonMises
+
+    loc, kappa, fragment = {
+        "negative-concentration": (0.0, -1.0, "Expected parameter concentration"),
+        "nan-loc": (float("nan"), 1.0, "Expected parameter loc"),
+    }[arg]
+    refusal(
+        ctx,
+        lambda: VonMises(ctx.put(np.array(loc)), ctx.put(np.array(kappa)), validate_args=True),
+        ValueError,
+        fragment,
+    )
+
+
+@case("checkpoint-rng-state")
+def vonmises_restore(ctx):
+    ctx.not_comparable("draws from the device's random generator")
+    from _torchhelp import rng_state
+    from torch.distributions.von_mises import VonMises
+
+    get_state, set_state = rng_state(ctx)
+    dist = VonMises(ctx.put(np.array(0.4)), ctx.put(np.array(2.0)))
+    state = get_state()
+    first = ctx.to_numpy(dist.sample((64,)))
+
+    def replay():
+        set_state(state)
+        return dist.sample((64,))
+
+    ctx.check_equal(ctx.measure(replay, warm=False), first)
+
+
+@case("vmap-log-prob")
+def vonmises_vmap(ctx):
+    from _torchhelp import vmap
+    from torch.distributions.von_mises import VonMises
+
+    dist = VonMises(ctx.put(np.array(0.5)), ctx.put(np.array(2.0)), validate_args=False)
+    x = ctx.rng.uniform(-3, 3, size=(4, 7))
+    out = ctx.measure(vmap(ctx)(dist.log_prob), ctx.put(x))
+    ctx.check_close(out, _log_density(x, 0.5, 2.0), rtol=1e-6, atol=1e-6)
+
+
+@case("grad2-log-prob")
+def vonmises_gradgrad(ctx):
+    from _torchhelp import gradgradcheck
+    from torch.distributions.von_mises import VonMises
+
+    def fn(loc, log_kappa, x):
+        return VonMises(loc, log_kappa.exp(), validate_args=False).log_prob(x)
+
+    gradgradcheck(ctx, fn, np.array(0.3), np.array(0.4), ctx.rng.uniform(-3, 3, 4))

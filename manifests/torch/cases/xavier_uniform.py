@@ -137,3 +137,50 @@ def xavier_forms(ctx, form):
             warnings.simplefilter("ignore")  # zero-element init warns that it is a no-op
             out = ctx.measure(torch.nn.init.xavier_uniform_, w, warm=False)
         ctx.check(tuple(out.shape) == (0, 5), f"shape {tuple(out.shape)}")
+
+
+# The study's kinds of paths (issue #33): the refusal of a 0-d tensor (class and message),
+# and checkpoint/restore of the random state: the default generator's saved state (and, on
+# torch >= 2.x, a generator passed as generator=) fills the same values again.
+@case("raises-0d")
+def xavier_0d(ctx):
+    ctx.not_comparable("draws from the device's random generator")
+    import torch
+    from _torchhelp import refusal
+
+    w = ctx.put(np.array(1.0, dtype="float32"))
+    refusal(
+        ctx,
+        lambda: torch.nn.init.xavier_uniform_(w),
+        ValueError,
+        "Fan in and fan out can not be computed for tensor with fewer than 2 dimensions",
+    )
+
+
+@sweep("checkpoint-{source}", source=["default-generator", "generator-state"])
+def xavier_restore(ctx, source):
+    ctx.not_comparable("draws from the device's random generator")
+    import inspect
+
+    import torch
+    from _torchhelp import rng_state
+
+    w = ctx.put(np.zeros((16, 24), dtype="float32"))
+    if source == "generator-state":
+        if "generator" not in inspect.signature(torch.nn.init.xavier_uniform_).parameters:
+            ctx.skip(f"xavier_uniform_(generator=) is absent in torch {ctx.version}")
+        gen = torch.Generator(device=ctx.device)
+        gen.manual_seed(ctx.seed)
+        get_state, set_state = gen.get_state, gen.set_state
+        fill = lambda: torch.nn.init.xavier_uniform_(w, generator=gen)  # noqa: E731
+    else:
+        get_state, set_state = rng_state(ctx)
+        fill = lambda: torch.nn.init.xavier_uniform_(w)  # noqa: E731
+    state = get_state()
+    first = ctx.to_numpy(fill()).copy()
+
+    def replay():
+        set_state(state)
+        return fill()
+
+    ctx.check_equal(ctx.measure(replay, warm=False), first)

@@ -141,3 +141,53 @@ def zero_grad_forms(ctx, form):
         ctx.check_equal(ctx.to_numpy(model.count), [3.0, 3.0])
     cleared = all(p.grad is None or float(p.grad.abs().sum()) == 0 for p in model.parameters())
     ctx.check(cleared, f"{form}: a gradient survived zero_grad")
+
+
+# The study's kinds of paths (issue #33): the full grid of set_to_none x what the gradients
+# hold before the call (nothing yet, an accumulated sum, a gradient with its own graph from
+# backward(create_graph=True)), and a second-order gradient taken after zero_grad (the
+# cleared first-order graph must not leak into it).
+@sweep(
+    "flags-{clear}-{held}",
+    clear=["set-to-none", "zeros"],
+    held=["nothing", "accumulated", "with-graph"],
+)
+def zero_grad_grid(ctx, clear, held):
+    import torch
+
+    torch.manual_seed(ctx.seed)
+    model = torch.nn.Linear(4, 3).to(device=ctx.device, dtype=torch.float64)
+    x = ctx.put(ctx.rng.standard_normal((5, 4)))
+    if held == "accumulated":
+        for _ in range(2):
+            model(x).sum().backward()
+    elif held == "with-graph":
+        (model(x) ** 2).sum().backward(create_graph=True)
+    ctx.measure(model.zero_grad, set_to_none=clear == "set-to-none", warm=False)
+    for name, p in model.named_parameters():
+        if clear == "set-to-none" or held == "nothing":
+            ctx.check(p.grad is None, f"{name}.grad is {p.grad}, not None")
+        else:
+            ctx.check(p.grad is not None and not p.grad.requires_grad, f"{name}.grad kept a graph")
+            ctx.check_equal(p.grad, np.zeros(tuple(p.shape)), what=name)
+    # The next backward starts from nothing: d(sum(W x + b))/db = 5 per output.
+    model(x).sum().backward()
+    ctx.check_equal(model.bias.grad, np.full(3, 5.0), what="bias grad after zero_grad")
+
+
+@case("grad2-after-zero-grad")
+def zero_grad_second_order(ctx):
+    import torch
+
+    w = torch.nn.Parameter(ctx.put(ctx.rng.standard_normal(4)))
+    module = torch.nn.Module()
+    module.w = w
+    (w**3).sum().backward(create_graph=True)
+    module.zero_grad(set_to_none=True)
+
+    def second():
+        (g,) = torch.autograd.grad((w**3).sum(), w, create_graph=True)
+        g.sum().backward()  # accumulates d2/dw2 = 6w into the cleared .grad
+        return w.grad
+
+    ctx.check_close(ctx.measure(second, warm=False), 6 * ctx.to_numpy(w.detach()), dtype="float64")

@@ -47,3 +47,23 @@ def zeros_like_dtypes(ctx, dtype):
     x = ctx.put(ctx.rng.standard_normal((3, 4)))
     out = ctx.measure(torch.zeros_like, x, dtype=getattr(torch, dtype))
     ctx.check_equal(out, np.zeros((3, 4), dtype=dtype))
+
+
+# The study's kinds of paths (issue #33): the documented refusals, class and message (a
+# negative size; a dtype that is no torch.dtype; a float size).
+@sweep("raises-{arg}", arg=["negative-size", "dtype-not-dtype", "float-size"])
+def zeros_refusals(ctx, arg):
+    import torch
+    from _torchhelp import refusal
+
+    dev = ctx.device
+    attempt, error, fragment = {
+        "negative-size": (lambda: torch.zeros(-1, device=dev), RuntimeError, "negative"),
+        "dtype-not-dtype": (
+            lambda: torch.zeros(3, dtype="float32", device=dev),
+            TypeError,
+            "dtype",
+        ),
+        "float-size": (lambda: torch.zeros(2.5, device=dev), TypeError, "tuple of ints"),
+    }[arg]
+    refusal(ctx, attempt, error, fragment)

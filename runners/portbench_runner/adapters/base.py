@@ -6,16 +6,19 @@ import contextlib
 import re
 from typing import Any, Callable, Dict, Iterator, List, Optional, Tuple
 
+from ..contract import PredictionSettings
+
 __all__ = ["DTYPE_NAMES", "Adapter", "DeviceMismatch", "DeviceMissing", "iter_leaves"]
 
 #: dtype names a case may pass to ``ctx.put``; each adapter maps them to its own dtypes.
+#: The torch and TensorFlow censuses try each of them, in this order, per entry.
 DTYPE_NAMES = (
     "bool",
+    "uint8",
     "int8",
     "int16",
     "int32",
     "int64",
-    "uint8",
     "float16",
     "bfloat16",
     "float32",
@@ -60,8 +63,11 @@ class Adapter:
         self.device: Any = None
         self.device_name = ""
         self.version = ""
-        #: The plan's fallback settings (``fallback.settings_from_plan``), set by the worker.
+        #: The plan's fallback settings (``FallbackSettings.to_json``), set by the worker.
         self.fallback_settings: Dict[str, Any] = {"mode": "mark", "soft_placement": False}
+        #: A predicted cell's settings (the plan's ``prediction``), set by the worker; None
+        #: in an observed cell.
+        self.prediction: Optional[PredictionSettings] = None
 
     # -- lifecycle -------------------------------------------------------------
     def load(self) -> None:
@@ -138,6 +144,13 @@ class Adapter:
         ``repeatable`` says whether ``fn`` may be called once more (it is False for
         calls that change state)."""
         return None
+
+    def look(
+        self, fn: Callable[..., Any], args: Tuple[Any, ...], kwargs: Dict[str, Any]
+    ) -> Dict[str, Any]:
+        """A predicted cell's look at the target for the measured call (``prediction.look_*``),
+        made after the case ended; adapters that can predict override it."""
+        return {"status": "limit", "why": f"{self.name} has no way to predict this target"}
 
     def compiled(self, fn: Callable[..., Any], **options: Any) -> Callable[..., Any]:
         """The framework's compiler applied to ``fn`` (jit / XLA tf.function / torch.compile)."""

@@ -4,16 +4,22 @@ from __future__ import annotations
 
 import contextlib
 import os
+import re
 from typing import Any, Callable, Dict, Iterator, List, Optional, Tuple, cast
 
-from .. import fallback
+from .. import fallback, prediction
 from .base import Adapter, DeviceMissing
+from .rocm import check_gfx
 
-__all__ = ["JaxAdapter"]
+__all__ = ["JaxAdapter", "LoweringUnsupported", "lower_for", "lowered_text", "lowering_limit"]
 
-_BACKEND = {"cpu": "cpu", "cuda": "gpu", "tpu": "tpu"}
-#: The platform a program is lowered for, per flavor (ROCm GPUs report "rocm" themselves).
-_LOWERING = {"cpu": "cpu", "cuda": "cuda", "tpu": "tpu"}
+_BACKEND = {"cpu": "cpu", "cuda": "gpu", "rocm": "rocm", "tpu": "tpu"}
+#: The platform a program is lowered for, per flavor.
+_LOWERING = {"cpu": "cpu", "cuda": "cuda", "rocm": "rocm", "tpu": "tpu"}
+
+
+class LoweringUnsupported(Exception):
+    """This jax cannot lower for a platform other than its own backend."""
 
 
 def lowered_text(jax: Any, fn: Callable[..., Any], args: Any, kwargs: Any, platform: str) -> str:
@@ -32,12 +38,60 @@ def lowered_text(jax: Any, fn: Callable[..., Any], args: Any, kwargs: Any, platf
 
     jitted = jax.jit(program)
     inputs = [leaves[i] for i in arrays]
-    if hasattr(jitted, "trace"):  # jax >= 0.4.30: lower for any platform
-        lowered = jitted.trace(*inputs).lower(lowering_platforms=(platform,))
-    else:
-        # Older jax lowers for the local backend only; a cell's own platform is that.
-        lowered = jitted.lower(*inputs)
-    return cast(str, lowered.as_text())
+    return cast(str, lower_for(jax, jitted, inputs, platform).as_text())
+
+
+def lower_for(jax: Any, jitted: Any, inputs: List[Any], platform: str) -> Any:
+    """``jitted`` lowered for ``platform`` by whichever API this jax has.
+
+    jax >= 0.4.30 has ``trace(...).lower(lowering_platforms=...)``; from about 0.4.10 to
+    then, ``lower`` takes the private ``_experimental_lowering_platform`` (0.4.13, the
+    paper-nearest profile, has it); older releases lower for their own backend only, and
+    asking them for another platform is :class:`LoweringUnsupported`, never a CPU program
+    recorded under the platform's name."""
+    if hasattr(jitted, "trace"):
+        return jitted.trace(*inputs).lower(lowering_platforms=(platform,))
+    local = jax.default_backend()
+    own = {"gpu": "cuda"}.get(local, local)
+    try:
+        return jitted.lower(*inputs, _experimental_lowering_platform=platform)
+    except TypeError as exc:
+        if "_experimental_lowering_platform" not in str(exc):
+            raise
+    if platform == own:
+        return jitted.lower(*inputs)
+    raise LoweringUnsupported(
+        f"jax {jax.__version__} lowers for its own backend ({local}) only, so it cannot say "
+        f"what {platform} would do; use a profile with jax 0.4.13 or newer"
+    )
+
+
+#: Lowering errors that come from this machine, not from the target: a CPU jaxlib has no
+#: GPU kernel descriptors (jax 0.4.x: svd, qr for cuda/rocm), and host callbacks need a
+#: client of the platform they are lowered for (jax 0.10).
+_LIMITS = (
+    (
+        re.compile(r"'NoneType' object has no attribute '\w*_descriptor'"),
+        "this jaxlib has no {platform} kernels to describe the call (a CPU jaxlib lacks "
+        "the GPU kernel descriptors)",
+    ),
+    (
+        re.compile(r"platform for the specified backend \w+ is different from the lowering"),
+        "a host callback is lowered only with a client of the platform, which this machine lacks",
+    ),
+)
+
+
+def lowering_limit(exc: BaseException, platform: str) -> Optional[str]:
+    """Why ``exc``, raised while lowering for ``platform``, says nothing of the target
+    (a limit of the prediction), or None when it is the target refusing the call."""
+    if isinstance(exc, LoweringUnsupported):
+        return str(exc)
+    text = f"{type(exc).__name__}: {exc}"
+    for pattern, why in _LIMITS:
+        if pattern.search(text):
+            return why.format(platform=platform)
+    return None
 
 
 def _config_value(jax: Any, name: str) -> Any:
@@ -62,7 +116,10 @@ class JaxAdapter(Adapter):
         self.version = jax.__version__
         backend = _BACKEND.get(self.flavor)
         if backend is None:
-            raise DeviceMissing(f"unknown flavor {self.flavor!r} for jax")
+            raise DeviceMissing(
+                f"portbench runs jax on {', '.join(_BACKEND)}, not {self.flavor!r} (no JAX "
+                f"plugin for {self.flavor} is pinned)"
+            )
         try:
             devices = jax.devices(backend)
         except RuntimeError as exc:
@@ -70,6 +127,8 @@ class JaxAdapter(Adapter):
         self.devices = devices
         self.device = devices[0]
         self.device_name = str(getattr(self.device, "device_kind", backend))
+        if self.flavor == "rocm":  # the ROCm plugin reports the gfx target here
+            check_gfx(str(getattr(self.device, "compute_capability", "") or ""), self.accelerator)
         self.check_device_name(self.device_name)
 
     def env(self) -> Dict[str, Any]:
@@ -140,6 +199,8 @@ class JaxAdapter(Adapter):
         # The program as the target platform's compiler gets it: hybrid kernels, host
         # callbacks and host memory show there even when the output is on the device.
         # Lowering runs nothing, so stateful calls are probed too.
+        if self.prediction is not None:
+            return None  # a predicted cell lowers in look(), once
         platform = self.fallback_settings.get("lower_for") or _LOWERING[self.flavor]
         if platform == "cpu" and not self.fallback_settings.get("lower_for"):
             return None  # the target is the host: there is nowhere to fall back to
@@ -158,6 +219,35 @@ class JaxAdapter(Adapter):
             target_is_host=platform == "cpu",
             note=note,
         )
+
+    def look(
+        self, fn: Callable[..., Any], args: Tuple[Any, ...], kwargs: Dict[str, Any]
+    ) -> Dict[str, Any]:
+        """A predicted cell's look: the call lowered for the target's platform."""
+        assert self.prediction is not None  # look() is asked in predicted cells only
+        platform = self.prediction.looks_at
+        try:
+            text = lowered_text(self.jax, fn, args, kwargs, platform)
+        except Exception as exc:
+            limit = lowering_limit(exc, platform)
+            if limit is not None:
+                return prediction.look_limit(limit)
+            try:
+                # The control, only when the target refused: a call that does not lower
+                # even for the CPU (it writes a file, returns a jaxpr) says nothing of it.
+                lowered_text(self.jax, fn, args, kwargs, "cpu")
+            except Exception as cpu_exc:
+                return prediction.look_limit(
+                    f"the call does not lower even for the CPU ({type(cpu_exc).__name__}: "
+                    f"{str(cpu_exc)[:160]})"
+                )
+            return prediction.look_refused(exc)
+        work = fallback.jax_host_work(text)
+        if work:
+            return prediction.look_host_work(
+                fallback.evidence("jax-lowering", platform, work, note="lowered only, not run")
+            )
+        return prediction.look_clean(f"lowers for {platform} with no host work")
 
     def to_numpy(self, value: Any) -> Any:
         import numpy as np

@@ -7,13 +7,21 @@ import os
 import re
 from typing import Any, Callable, Dict, Iterator, List, Optional, Tuple, cast
 
-from .. import fallback
+from .. import fallback, prediction
 from .base import Adapter, DeviceMissing
+from .tf_kernels import (
+    NOT_KERNELS,
+    eager_type_attrs,
+    gpu_kernel_missing,
+    node_type_attrs,
+    xla_look_limit,
+)
 
 __all__ = ["TensorFlowAdapter"]
 
 _DEVICE_RE = re.compile(r"device:([A-Za-z_]+):(\d+)", re.IGNORECASE)
-_TF_KIND = {"cpu": "CPU", "cuda": "GPU", "tpu": "TPU"}
+#: ROCm builds of TensorFlow (tensorflow-rocm) name AMD GPUs ``GPU`` too.
+_TF_KIND = {"cpu": "CPU", "cuda": "GPU", "rocm": "GPU", "tpu": "TPU"}
 
 
 class TensorFlowAdapter(Adapter):
@@ -26,7 +34,14 @@ class TensorFlowAdapter(Adapter):
         self.version = tf.__version__
         kind = _TF_KIND.get(self.flavor)
         if kind is None:
-            raise DeviceMissing(f"unknown flavor {self.flavor!r} for tensorflow")
+            raise DeviceMissing(
+                f"portbench runs tensorflow on {', '.join(_TF_KIND)}, not {self.flavor!r} (no "
+                f"TensorFlow plugin for {self.flavor} is pinned)"
+            )
+        if self.flavor == "rocm" and not tf.test.is_built_with_rocm():
+            raise DeviceMissing(
+                f"tensorflow {self.version} is not a ROCm build; the rocm cell needs tensorflow-rocm"
+            )
         if self.flavor == "tpu":
             resolver = tf.distribute.cluster_resolver.TPUClusterResolver(tpu="local")
             tf.config.experimental_connect_to_cluster(resolver)
@@ -38,7 +53,7 @@ class TensorFlowAdapter(Adapter):
                 f"(built with CUDA: {tf.test.is_built_with_cuda()})"
             )
         self.device = f"/device:{kind}:0"
-        if self.flavor == "cuda":
+        if self.flavor in ("cuda", "rocm"):
             details = tf.config.experimental.get_device_details(physical[0])
             self.device_name = details.get("device_name", "GPU")
         elif self.flavor == "tpu":
@@ -58,6 +73,7 @@ class TensorFlowAdapter(Adapter):
             "device_count": len(tf.config.list_physical_devices(kind)),
             "cuda_runtime": build.get("cuda_version"),
             "cudnn_version": build.get("cudnn_version"),
+            "rocm_version": build.get("rocm_version"),
             "threads": {
                 "intra_op": tf.config.threading.get_intra_op_parallelism_threads(),
                 "inter_op": tf.config.threading.get_inter_op_parallelism_threads(),
@@ -189,6 +205,129 @@ class TensorFlowAdapter(Adapter):
                     if node.op not in ("_Arg", "_Retval"):
                         executed.append((node.op, node.device))
         return executed
+
+    def look(
+        self, fn: Callable[..., Any], args: Tuple[Any, ...], kwargs: Dict[str, Any]
+    ) -> Dict[str, Any]:
+        """A predicted cell's look: for a GPU, every op one more call runs must have a GPU
+        kernel declared for its dtypes; for a TPU, the call must compile with XLA (on the
+        CPU: a TPU runs TensorFlow's compute ops through XLA)."""
+        assert self.prediction is not None  # look() is asked in predicted cells only
+        if self.prediction.looks_at == "cuda":
+            return self.declared_look(fn, args, kwargs)
+        return self.xla_look(fn, args, kwargs)
+
+    def declared_look(
+        self, fn: Callable[..., Any], args: Tuple[Any, ...], kwargs: Dict[str, Any]
+    ) -> Dict[str, Any]:
+        from tensorflow.python.framework import kernels
+
+        if not kernels.get_registered_kernels_for_op("MatMul").kernel or not any(
+            k.device_type == "GPU" for k in kernels.get_registered_kernels_for_op("MatMul").kernel
+        ):
+            return prediction.look_limit(
+                f"this TensorFlow {self.version} build declares no GPU kernels "
+                "(tensorflow-cpu); predict in the profile's tensorflow-predict environment"
+            )
+        missing = []
+        ops = self.executed_op_types(fn, args, kwargs)
+        if not ops:
+            # Graph-mode sessions and pure-Python calls run no op the callbacks see.
+            return prediction.look_limit("no op of the call was seen executing")
+        for op, attrs in ops:
+            why = gpu_kernel_missing(self.tf, kernels, op, attrs)
+            if why is not None:
+                missing.append(why)
+        if missing:
+            # Worded as TensorFlow words the two refusals, so the framework's rules class
+            # them as they class an observed one: no kernel at all, or none for the types.
+            errors = self.tf.errors
+            if any(why.endswith("(no GPU kernel at all)") for why in missing):
+                exc: Exception = errors.UnimplementedError(
+                    None,
+                    None,
+                    "UNIMPLEMENTED on GPU, no kernel declared: " + "; ".join(missing[:4]),
+                )
+            else:
+                exc = errors.NotFoundError(
+                    None,
+                    None,
+                    f"No registered '{missing[0].split(' ')[0]}' OpKernel for 'GPU' devices "
+                    f"compatible with node (declared kernels): {'; '.join(missing[:4])}",
+                )
+            return prediction.look_refused(exc)
+        return prediction.look_clean(f"{len(ops)} ops, each with a GPU kernel declared")
+
+    def xla_look(
+        self, fn: Callable[..., Any], args: Tuple[Any, ...], kwargs: Dict[str, Any]
+    ) -> Dict[str, Any]:
+        tf = self.tf
+        try:
+            compiled = tf.function(fn, jit_compile=True)
+            with tf.device("/CPU:0"):
+                self.sync(compiled(*args, **kwargs))
+        except tf.errors.OpError as exc:
+            limit = xla_look_limit(str(exc))
+            return prediction.look_limit(limit) if limit else prediction.look_refused(exc)
+        except Exception as exc:
+            # Tracing refused the Python function itself (state, non-tensor results):
+            # that says nothing of the TPU.
+            return prediction.look_limit(
+                f"the call cannot be compiled as one XLA function here "
+                f"({type(exc).__name__}: {str(exc)[:160]})"
+            )
+        return prediction.look_clean("compiles and runs with XLA on the CPU")
+
+    def executed_op_types(
+        self, fn: Callable[..., Any], args: Tuple[Any, ...], kwargs: Dict[str, Any]
+    ) -> List[Tuple[str, Dict[str, List[int]]]]:
+        """(op, {type attr: [DataType enum, ...]}) of each op one more call of ``fn`` runs:
+        eager ops through an op callback, ops inside tf.function graphs from the run
+        metadata's partitions. Ops of XLA clusters are left out (XLA compiles them)."""
+        from tensorflow.python.eager import context
+        from tensorflow.python.framework import op_callbacks
+
+        found: List[Tuple[str, Dict[str, List[int]]]] = []
+
+        def seen(
+            op_type: Any,
+            inputs: Any,
+            attrs: Any,
+            outputs: Any,
+            op_name: Any = None,
+            graph: Any = None,
+        ) -> None:
+            if graph is None:
+                found.append((str(op_type), eager_type_attrs(attrs)))
+
+        eager = context.context()
+        op_callbacks.add_op_callback(seen)
+        eager.enable_run_metadata()
+        try:
+            self.sync(fn(*args, **kwargs))
+        finally:
+            op_callbacks.remove_op_callback(seen)
+            metadata = eager.export_run_metadata()
+            eager.disable_run_metadata()
+        for function in metadata.function_graphs:
+            for partition in function.partition_graphs:
+                for node in partition.node:
+                    found.append((node.op, node_type_attrs(node)))
+        from tensorflow.python.framework import op_def_registry
+
+        # A call of a tf.function shows as an op named after the function (no op of the
+        # registry): its own ops are in the partition graphs.
+        # Ops named with a leading underscore are the CPU graph optimizer's own rewrites
+        # (oneDNN's _MklNative*, the remapper's _UnaryOpsComposition): on a GPU the
+        # optimizer leaves the original op, which this machine never saw, so they are
+        # left out rather than refused.
+        return [
+            (op, attrs)
+            for op, attrs in found
+            if op not in NOT_KERNELS
+            and not op.startswith(("_", "Xla"))
+            and op_def_registry.get(op) is not None
+        ]
 
     def to_numpy(self, value: Any) -> Any:
         import numpy as np

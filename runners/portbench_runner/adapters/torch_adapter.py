@@ -1,27 +1,62 @@
-"""PyTorch: explicit devices, CUDA synchronize, XLA mark_step + wait_device_ops."""
+"""PyTorch: explicit devices, CUDA synchronize, XLA mark_step + wait_device_ops; ROCm, XPU and
+MPS devices through ``torch_devices``."""
 
 from __future__ import annotations
 
 import contextlib
 import os
-from typing import Any, Callable, Dict, Iterator, Optional, Tuple, cast
+from typing import Any, Callable, Dict, Iterator, List, Optional, Tuple, cast
 
-from .. import fallback
+from .. import fallback, prediction
+from ..contract import PredictionControl, PredictionMethod
+from . import torch_devices
 from .base import Adapter, DeviceMissing
 
 __all__ = ["TorchAdapter"]
+
+
+#: Dispatch keys under which an operator's kernel serves a CUDA tensor.
+_DECLARED_KEYS = ("CUDA", "CompositeExplicitAutograd", "CompositeImplicitAutograd")
+
+
+def dispatched_ops(
+    torch: Any, fn: Callable[..., Any], args: Tuple[Any, ...], kwargs: Dict[str, Any]
+) -> Optional[List[str]]:
+    """The ``aten::name.overload`` of each operator one more call of ``fn`` dispatches to a
+    backend kernel (below autograd and composite decompositions), in first-seen order;
+    None where this torch has no dispatch mode."""
+    try:
+        from torch.utils._python_dispatch import TorchDispatchMode
+    except ImportError:
+        return None
+    seen: List[str] = []
+
+    class Listing(TorchDispatchMode):  # type: ignore[misc]
+        def __torch_dispatch__(self, func, types, args=(), kwargs=None):  # type: ignore[no-untyped-def]
+            schema = func._schema
+            name = schema.name + (f".{schema.overload_name}" if schema.overload_name else "")
+            if name not in seen:
+                seen.append(name)
+            return func(*args, **(kwargs or {}))
+
+    with Listing():
+        fn(*args, **kwargs)
+    return seen
 
 
 class TorchAdapter(Adapter):
     name = "torch"
 
     def load(self) -> None:
+        torch_devices.prepare_environment(self.flavor)
         import torch
 
         self.torch = torch
         self.version = torch.__version__
         self.xm: Any = None
-        if self.flavor == "cpu":
+        if self.prediction is not None and self.prediction.control is PredictionControl.CPU_TWIN:
+            self._load_xla_cpu()
+        elif self.flavor == "cpu":
             self.device = torch.device("cpu")
             self.device_name = "cpu"
         elif self.flavor == "cuda":
@@ -44,9 +79,32 @@ class TorchAdapter(Adapter):
                 xm.xla_device_hw(self.device),
                 os.environ.get("TPU_ACCELERATOR_TYPE", ""),
             )
+        elif self.flavor in torch_devices.FLAVORS:
+            self.device, self.device_name = torch_devices.select_device(
+                torch, self.flavor, self.version, self.accelerator
+            )
         else:
             raise DeviceMissing(f"unknown flavor {self.flavor!r} for torch")
         self.check_device_name(self.device_name)
+
+    def _load_xla_cpu(self) -> None:
+        """A predicted TPU cell: torch_xla's XLA device on its CPU client (PJRT_DEVICE=CPU),
+        where ops XLA cannot lower fall back to aten:: (counted) or fail."""
+        os.environ["PJRT_DEVICE"] = "CPU"
+        try:
+            import torch_xla.core.xla_model as xm
+        except ImportError as exc:
+            raise DeviceMissing(
+                f"torch_xla is not importable ({exc}); a predicted torch TPU cell runs in the "
+                "profile's torch-predict environment"
+            ) from exc
+        self.xm = xm
+        self.device = xm.xla_device()
+        self.device_name = f"{xm.xla_device_hw(self.device)} (XLA CPU client)"
+
+    @property
+    def on_xla(self) -> bool:
+        return self.xm is not None
 
     @contextlib.contextmanager
     def case_scope(self) -> Iterator[None]:
@@ -88,11 +146,13 @@ class TorchAdapter(Adapter):
             facts["cudnn_version"] = torch.backends.cudnn.version()
             cap = torch.cuda.get_device_capability(0)
             facts["compute_capability"] = "%d.%d" % cap
-        elif self.flavor == "tpu":
+        elif self.on_xla:
             import torch_xla
 
             facts["torch_xla_version"] = torch_xla.__version__
             facts["device_count"] = len(self.xm.get_xla_supported_devices())
+        elif self.flavor in torch_devices.FLAVORS:
+            facts.update(torch_devices.device_facts(torch, self.flavor))
         else:
             facts["device_count"] = 1
         return facts
@@ -125,9 +185,11 @@ class TorchAdapter(Adapter):
         # Synchronizing the whole device covers every output leaf, nested ones included.
         if self.flavor == "cuda":
             self.torch.cuda.synchronize(self.device)
-        elif self.flavor == "tpu":
+        elif self.on_xla:
             self.xm.mark_step()
             self.xm.wait_device_ops()
+        elif self.flavor in torch_devices.FLAVORS:
+            torch_devices.sync_module(self.torch, self.flavor).synchronize()
 
     def leaf_device(self, leaf: Any) -> Optional[str]:
         if isinstance(leaf, self.torch.nn.Module):
@@ -152,7 +214,7 @@ class TorchAdapter(Adapter):
         }
 
     def before_call(self) -> Any:
-        if self.flavor != "tpu":
+        if not self.on_xla:
             return None
         return {"counters": self.xla_fallback_counters()}
 
@@ -164,10 +226,15 @@ class TorchAdapter(Adapter):
         before: Any,
         repeatable: bool,
     ) -> Optional[Dict[str, object]]:
-        # MPS (its fallback warning) has no probe: portbench has no MPS flavor yet.
         if self.flavor == "cuda":
             return self.cuda_evidence(fn, args, kwargs, repeatable)
-        if self.flavor != "tpu":
+        if self.flavor == "rocm":
+            return torch_devices.rocm_evidence(self.torch, self.sync, fn, args, kwargs, repeatable)
+        if self.flavor in ("mps", "xpu"):
+            return torch_devices.fallback_evidence(
+                self.torch, self.flavor, self.sync, fn, args, kwargs, repeatable
+            )
+        if not self.on_xla:
             return None
         probe = "torch_xla-counters"
         hardware = str(self.xm.xla_device_hw(self.device))
@@ -203,6 +270,34 @@ class TorchAdapter(Adapter):
         return fallback.evidence(
             probe, "cuda", fallback.torch_cuda_host_work(str(e.name) for e in events)
         )
+
+    def look(
+        self, fn: Callable[..., Any], args: Tuple[Any, ...], kwargs: Dict[str, Any]
+    ) -> Dict[str, Any]:
+        """A predicted CUDA cell's look: every operator the call dispatched to a CPU kernel
+        must have a CUDA kernel (or a composite one) in this build's dispatcher."""
+        if self.prediction is None or self.prediction.method is not PredictionMethod.DISPATCHER:
+            return prediction.look_limit("no look for this method")
+        has = getattr(self.torch._C, "_dispatch_has_kernel_for_dispatch_key", None)
+        if has is None or not has("aten::add.Tensor", "CUDA"):
+            return prediction.look_limit(
+                f"torch {self.version} declares no CUDA kernels (a CPU-only build); predict "
+                "with a CUDA build of torch"
+            )
+        ops = dispatched_ops(self.torch, fn, args, kwargs)
+        if ops is None:
+            return prediction.look_limit(
+                f"torch {self.version} has no dispatch mode to list the operators a call runs"
+            )
+        missing = [op for op in ops if not any(has(op, key) for key in _DECLARED_KEYS)]
+        if missing:
+            return prediction.look_refused(
+                NotImplementedError(
+                    f"Could not run '{missing[0]}' with arguments from the 'CUDA' backend: "
+                    f"no CUDA kernel is declared for {', '.join(missing[:5])}"
+                )
+            )
+        return prediction.look_clean(f"{len(ops)} operators, each with a CUDA kernel declared")
 
     def to_numpy(self, value: Any) -> Any:
         torch = self.torch

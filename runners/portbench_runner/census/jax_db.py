@@ -24,8 +24,8 @@ MODULES = (
     "jax.experimental.jax2tf.tests.primitive_harness",
 )
 DATABASE = MODULES[0]
-#: Census device types and JAX's names for them in limitations.
-DEVICES = {"cpu": "cpu", "cuda": "gpu", "tpu": "tpu"}
+#: Census device types and JAX's names for them in limitations (ROCm is "gpu" there too).
+DEVICES = {"cpu": "cpu", "cuda": "gpu", "rocm": "gpu", "tpu": "tpu"}
 COMPARE_CPU_TOL = 1e-3
 _module: Any = None
 

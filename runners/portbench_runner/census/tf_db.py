@@ -22,25 +22,15 @@ from __future__ import annotations
 
 from typing import Any, Dict, List, Optional, Set, Tuple
 
+from ..adapters.base import DTYPE_NAMES
 from .entry import EntryRun
 
 __all__ = ["DATABASE", "DTYPES", "describe", "list_operators", "run_entry"]
 
 DATABASE = "tensorflow.python.framework.kernels.get_all_registered_kernels"
-DTYPES = (
-    "bool",
-    "uint8",
-    "int8",
-    "int16",
-    "int32",
-    "int64",
-    "float16",
-    "bfloat16",
-    "float32",
-    "float64",
-    "complex64",
-    "complex128",
-)
+#: Every dtype a census tries per entry, declared or not: a dtype that works but is not
+#: declared is a finding too.
+DTYPES = DTYPE_NAMES
 DEVICE_TYPES = {"CPU": "cpu", "GPU": "cuda", "TPU": "tpu"}
 COMPARE_CPU_TOL = 1e-3
 SHAPE = (2, 3)

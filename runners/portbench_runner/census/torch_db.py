@@ -16,27 +16,15 @@ from __future__ import annotations
 import itertools
 from typing import Any, Callable, Dict, List, Optional, Tuple
 
+from ..adapters.base import DTYPE_NAMES
 from .entry import EntryRun
 
 __all__ = ["DATABASE", "DTYPES", "describe", "list_operators", "run_entry"]
 
 DATABASE = "torch.testing._internal.common_methods_invocations.op_db"
 #: Every dtype a census tries per entry, declared or not: a dtype that works but is not
-#: declared is a finding too. (The names are the runner's portable ``DTYPE_NAMES``.)
-DTYPES = (
-    "bool",
-    "uint8",
-    "int8",
-    "int16",
-    "int32",
-    "int64",
-    "float16",
-    "bfloat16",
-    "float32",
-    "float64",
-    "complex64",
-    "complex128",
-)
+#: declared is a finding too.
+DTYPES = DTYPE_NAMES
 #: Device types whose declared dtypes every listing records (OpInfo declares CPU and CUDA).
 DEVICE_TYPES = ("cpu", "cuda")
 #: Tolerances (rtol, atol) against a float64 reference for half-precision results: those

@@ -48,7 +48,9 @@ from .enums import (
     MessageType,
     Outcome,
     Phase,
+    PredictionControl,
     PredictionMethod,
+    PredictionVerdict,
     RecordedBy,
     RecordKind,
     SessionStatus,
@@ -146,7 +148,14 @@ from .plan_parts import (
     Timeouts,
     TimingSettings,
 )
-from .provenance import LockRef, MutantInfo, Prediction, Provenance
+from .provenance import (
+    PREDICTION_PLATFORMS,
+    LockRef,
+    MutantInfo,
+    Prediction,
+    PredictionSettings,
+    Provenance,
+)
 from .records import RECORD_SCHEMA, RECORD_SCHEMAS, CaseRecord, CaseResult
 from .session import SESSION_SCHEMA, SESSION_SCHEMAS, Integrity, NodeMark, SessionLine
 from .study import (
@@ -189,6 +198,7 @@ __all__ = [
     "OUTPUT_TAIL_BYTES",
     "PLAN_SCHEMA",
     "PLAN_SCHEMAS",
+    "PREDICTION_PLATFORMS",
     "REASON_CHARS",
     "RECORD_SCHEMA",
     "RECORD_SCHEMAS",
@@ -252,7 +262,10 @@ __all__ = [
     "PlanFunction",
     "PlanInvalid",
     "Prediction",
+    "PredictionControl",
     "PredictionMethod",
+    "PredictionSettings",
+    "PredictionVerdict",
     "Provenance",
     "RecordFactory",
     "RecordInvalid",

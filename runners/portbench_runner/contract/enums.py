@@ -20,7 +20,9 @@ __all__ = [
     "MessageType",
     "Outcome",
     "Phase",
+    "PredictionControl",
     "PredictionMethod",
+    "PredictionVerdict",
     "RecordKind",
     "RecordedBy",
     "SessionStatus",
@@ -77,7 +79,14 @@ class Category(StrEnum):
     TIMEOUT = "timeout"
     CRASH = "crash"
     FALLBACK = "fallback"
+    PLACEMENT = "placement"
+    """Forced onto a device that has no kernel for the op (soft placement off)."""
+    LOWERING = "lowering"
+    """A compiler (XLA, inductor, torch_xla) could not translate the op."""
+    REFUSAL = "refusal"
+    """A documented refusal of a bad argument did not come, or came as another class."""
     OTHER = "other"
+    """No rule explains the failure: listed for curation."""
     HARNESS = "harness"
     """The study's own harness failed, not the framework (imported study data only)."""
 
@@ -124,6 +133,26 @@ class PredictionMethod(StrEnum):
         if self in (PredictionMethod.DECLARED_KERNEL, PredictionMethod.DISPATCHER):
             return EvidenceKind.DECLARED
         return EvidenceKind.PREDICTED
+
+
+class PredictionVerdict(StrEnum):
+    """What a predicted or declared record predicts of its case on the target."""
+
+    PASS = "pass"
+    """Lowers (or runs on XLA's CPU client) with no host work: never "passes its check"."""
+    FAIL = "fail"
+    """The target refuses the call (no lowering, no kernel) or would run part on the host."""
+    NOT_PREDICTABLE = "not_predictable"
+    """The CPU control fails, or the look cannot be made on this machine."""
+
+
+class PredictionControl(StrEnum):
+    """How a predicted cell's CPU control runs (the plan's ``prediction.control``)."""
+
+    CPU_RUN = "cpu_run"
+    """The case runs on the CPU (the control) and the look at the target predicts."""
+    CPU_TWIN = "cpu_twin"
+    """The case runs on XLA's CPU client (the prediction) and its CPU twin is the control."""
 
 
 class RecordKind(StrEnum):

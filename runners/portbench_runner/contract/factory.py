@@ -25,7 +25,7 @@ from .bounds import (
     TRACEBACK_CHARS,
     clip,
 )
-from .enums import CATEGORIES, Category, EvidenceKind, Outcome, RecordedBy, RecordKind, Stage
+from .enums import CATEGORIES, Category, Outcome, RecordedBy, RecordKind, Stage
 from .fields import ContractError, Fields, RecordInvalid, number_value
 from .parts import (
     CensusResult,
@@ -177,7 +177,6 @@ def _checked(obj: object) -> CaseResult:
         evidence=_evidence(f.raw("evidence")),
         cpu_reference=_part(f, "cpu_reference", CpuReference.from_json),
         census=_part(f, "census", CensusResult.from_json),
-        evidence_kind=_part(f, "evidence_kind", lambda v, w: EvidenceKind(v)),
         prediction=_part(f, "prediction", Prediction.from_json),
         mutant=_part(f, "mutant", MutantInfo.from_json),
         started_at=started,
@@ -226,10 +225,10 @@ class RecordFactory:
         started = time.time() if started is None else started
         duration = result.duration_s if duration_s is None else duration_s
         census = function.census
-        evidence_kind = result.evidence_kind or plan.evidence_kind
-        prediction = (
-            None if evidence_kind is EvidenceKind.OBSERVED else result.prediction or plan.prediction
-        )
+        # A record's kind, method and target are the plan's, never the worker's: a case's
+        # code cannot make its own record predicted, or an observed cell's anything else.
+        evidence_kind = plan.evidence_kind
+        prediction = None if plan.prediction is None else plan.prediction.record(result.prediction)
         return CaseRecord(
             schema=RECORD_SCHEMA,
             kind=self.kind,

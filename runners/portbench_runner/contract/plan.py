@@ -18,9 +18,10 @@ Plan schema history (every one stays readable):
   4 - written through the one contract (this package). Optional, absent meaning what it
       meant before: ``provenance`` (the framework release a cell names, ``jax==0.6.2``, and
       the lock that installs it: id and sha256); ``prediction`` (a cell that predicts a
-      target instead of running on it: method and target); ``mutation`` (a mutation run's
-      settings: its records are mutants, never results); ``timing.mode`` may be ``none``
-      (outcomes and cold calls only). Case and function names are bounded (``MAX_NAME_CHARS``).
+      target instead of running on it: method, target, platform and how its CPU control
+      runs); ``mutation`` (a mutation run's settings: its records are mutants, never
+      results); ``timing.mode`` may be ``none`` (outcomes and cold calls only). Case and
+      function names are bounded (``MAX_NAME_CHARS``).
 A newer schema is refused with one sentence.
 """
 
@@ -46,7 +47,7 @@ from .plan_parts import (
     TimingSettings,
     read_timing,
 )
-from .provenance import Prediction, Provenance
+from .provenance import PredictionSettings, Provenance
 
 __all__ = [
     "PLAN_SCHEMA",
@@ -211,7 +212,7 @@ class Plan:
     census: Optional[CensusSettings] = None
     origin: Optional[Origin] = None
     provenance: Optional[Provenance] = None
-    prediction: Optional[Prediction] = None
+    prediction: Optional[PredictionSettings] = None
     mutation: Optional[MutationSettings] = None
     schema: int = PLAN_SCHEMA
     _index: Dict[str, Tuple[PlanFunction, PlanCase]] = field(
@@ -280,7 +281,7 @@ class Plan:
             census=f.opt("census", CensusSettings.from_json),
             origin=f.opt("origin", Origin.from_json),
             provenance=f.opt("provenance", Provenance.from_json),
-            prediction=f.opt("prediction", Prediction.from_json),
+            prediction=f.opt("prediction", PredictionSettings.from_json),
             mutation=f.opt("mutation", MutationSettings.from_json),
         )
 
@@ -367,11 +368,7 @@ class Plan:
     @property
     def evidence_kind(self) -> EvidenceKind:
         """What this cell's records are: observed, or predicted / declared (issue 30)."""
-        return (
-            EvidenceKind.OBSERVED
-            if self.prediction is None
-            else self.prediction.method.evidence_kind
-        )
+        return EvidenceKind.OBSERVED if self.prediction is None else self.prediction.evidence_kind
 
     @property
     def is_census(self) -> bool:

@@ -45,6 +45,8 @@ class PlanAccelerator:
     flavor: str
     device_match: str = ""
     generic: str = ""
+    gfx: str = ""
+    """ROCm: the gfx target the framework must report (``gfx942``); "" elsewhere."""
 
     @classmethod
     def from_json(cls, value: object, where: str) -> PlanAccelerator:
@@ -54,15 +56,19 @@ class PlanAccelerator:
             f.text("flavor", 40),
             f.opt_text("device_match") or "",
             f.opt_text("generic") or "",
+            f.opt_text("gfx", 40) or "",
         )
 
     def to_json(self) -> JSONObject:
-        return {
+        out: JSONObject = {
             "id": self.id,
             "flavor": self.flavor,
             "device_match": self.device_match,
             "generic": self.generic,
         }
+        # Only where there is one: other cells' plans stay as they were.
+        _put(out, "gfx", self.gfx or None)
+        return out
 
 
 @dataclass(frozen=True)

@@ -8,10 +8,27 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Optional
 
-from .enums import Outcome, PredictionMethod
-from .fields import Fields, JSONObject, RecordInvalid
+from .enums import (
+    EvidenceKind,
+    Outcome,
+    PredictionControl,
+    PredictionMethod,
+    PredictionVerdict,
+)
+from .fields import Fields, JSONObject, PlanInvalid, RecordInvalid
 
-__all__ = ["LockRef", "MutantInfo", "Prediction", "Provenance"]
+__all__ = [
+    "PREDICTION_PLATFORMS",
+    "LockRef",
+    "MutantInfo",
+    "Prediction",
+    "PredictionSettings",
+    "Provenance",
+]
+
+#: Platforms a cell can be predicted for: JAX lowers for them, TensorFlow and PyTorch read
+#: their kernels (docs/predictions.md).
+PREDICTION_PLATFORMS = ("cuda", "rocm", "tpu")
 
 READ_NOTE_CHARS = 4000
 
@@ -80,17 +97,23 @@ class Provenance:
 
 @dataclass(frozen=True)
 class Prediction:
-    """How a predicted or declared record (or cell) learned what it says: the method and
-    the target it speaks of (a platform or accelerator id: ``tpu``, ``cuda``, ``gpu-t4``).
-    A record's ``control`` is the outcome of the same case on the CPU, where the method has
-    one: a case that fails there is not predictable (issue 30)."""
+    """How a predicted or declared record learned what it says: the method and the target it
+    speaks of (an accelerator id or platform name: ``tpu``, ``gpu-t4``) and the platform
+    looked at (``cuda``, ``rocm``, ``tpu``); what it predicts of the case (``verdict``); the
+    outcome of the case's CPU control (``control``: a case that fails there is not
+    predictable, never a predicted failure); and why, in a line (``note``). Issue 30.
+
+    The supervisor takes method, target and platform from the plan (:class:`PredictionSettings`)
+    and only verdict, control and note from the worker."""
 
     method: PredictionMethod
     target: str
     control: Optional[Outcome] = None
     note: Optional[str] = None
+    platform: Optional[str] = None
+    verdict: Optional[PredictionVerdict] = None
 
-    KEYS = frozenset(("method", "target", "control", "note"))
+    KEYS = frozenset(("method", "target", "control", "note", "platform", "verdict"))
 
     @classmethod
     def from_json(cls, value: object, where: str) -> Prediction:
@@ -100,13 +123,75 @@ class Prediction:
             f.text("target", 80),
             f.opt_enum("control", Outcome),
             f.opt_text("note", READ_NOTE_CHARS),
+            f.opt_text("platform", 80),
+            f.opt_enum("verdict", PredictionVerdict),
         )
 
     def to_json(self) -> JSONObject:
         out: JSONObject = {"method": self.method.value, "target": self.target}
+        _put(out, "platform", self.platform)
+        _put(out, "verdict", None if self.verdict is None else self.verdict.value)
         _put(out, "control", None if self.control is None else self.control.value)
         _put(out, "note", self.note)
         return out
+
+
+@dataclass(frozen=True)
+class PredictionSettings:
+    """A plan's ``prediction``: the cell predicts ``target`` instead of running on it, by
+    ``method``, looking at ``platform``; ``control`` says how its CPU control runs. The
+    cell itself runs on this machine's CPU (issue 30, docs/predictions.md)."""
+
+    method: PredictionMethod
+    target: str
+    platform: Optional[str] = None
+    """``cuda``, ``rocm`` or ``tpu``; None: the target's own name is the platform."""
+    control: PredictionControl = PredictionControl.CPU_RUN
+
+    KEYS = frozenset(("method", "target", "platform", "control"))
+
+    @classmethod
+    def from_json(cls, value: object, where: str) -> PredictionSettings:
+        f = Fields(value, where, PlanInvalid, cls.KEYS)
+        platform = f.opt_text("platform", 80)
+        if platform is not None and platform not in PREDICTION_PLATFORMS:
+            raise f.fail(
+                f"cannot predict platform {platform[:40]!r} ({', '.join(PREDICTION_PLATFORMS)})"
+            )
+        return cls(
+            f.enum("method", PredictionMethod),
+            f.text("target", 80),
+            platform,
+            f.opt_enum("control", PredictionControl) or PredictionControl.CPU_RUN,
+        )
+
+    def to_json(self) -> JSONObject:
+        out: JSONObject = {"method": self.method.value, "target": self.target}
+        _put(out, "platform", self.platform)
+        out["control"] = self.control.value
+        return out
+
+    @property
+    def evidence_kind(self) -> EvidenceKind:
+        return self.method.evidence_kind
+
+    @property
+    def looks_at(self) -> str:
+        """The platform the look is made for."""
+        return self.platform or self.target
+
+    def record(self, found: Optional[Prediction]) -> Prediction:
+        """A record's prediction: this plan's method, target and platform, with the
+        verdict, control and note the worker ``found`` (none for a case that could not
+        report: a crash, a timeout)."""
+        return Prediction(
+            self.method,
+            self.target,
+            None if found is None else found.control,
+            None if found is None else found.note,
+            self.platform,
+            None if found is None else found.verdict,
+        )
 
 
 @dataclass(frozen=True)

@@ -15,7 +15,8 @@ Record schema history (``"schema"`` in each line; every one stays readable):
   4 - written through the one contract (this package). All new fields optional, absent
       meaning what records before them meant:
       ``evidence_kind`` (observed, predicted, declared; absent: observed) and ``prediction``
-      (how a predicted or declared record knows: method, target, the CPU control);
+      (how a predicted or declared record knows: method, target, platform, the verdict, the
+      CPU control's outcome, a note);
       ``provenance`` (the release a cell named, Python, NumPy, the lock);
       ``recorded_by`` (``host`` for the record the host makes of the case a dead supervisor
       was running: a later record of that case from a supervisor supersedes it);
@@ -90,8 +91,9 @@ class CaseResult:
     census: Optional[CensusResult] = None
     exit: Optional[ExitInfo] = None
     stderr_tail: Optional[str] = None
-    evidence_kind: Optional[EvidenceKind] = None
     prediction: Optional[Prediction] = None
+    """A predicted cell's verdict, control and note (the plan gives its method and target;
+    a record's evidence kind is the plan's, never the worker's)."""
     mutant: Optional[MutantInfo] = None
     started_at: Optional[float] = None
     """When the case began (epoch seconds), as the worker saw it."""
@@ -119,7 +121,6 @@ class CaseResult:
             self.census,
             self.exit,
             self.stderr_tail,
-            self.evidence_kind,
             self.prediction,
             self.mutant,
             started_at,
@@ -135,7 +136,6 @@ class CaseResult:
             ("rule", self.rule),
             ("reason", self.reason),
             ("stderr_tail", self.stderr_tail),
-            ("evidence_kind", _enum_json(self.evidence_kind)),
         ):
             if value is not None:
                 out[key] = value

@@ -133,14 +133,20 @@ class StudyPlan:
 class StudyError:
     type: Optional[str]
     message: str
+    traceback: str = ""
+    """pytest's exception lines (the ``E`` lines, the chain included) the category was read
+    from; absent from imports before importer 4."""
 
     @classmethod
     def from_json(cls, value: object, where: str) -> StudyError:
         f = Fields(value, where, RecordInvalid)
-        return cls(f.opt_text("type"), f.opt_text("message") or "")
+        return cls(f.opt_text("type"), f.opt_text("message") or "", f.opt_text("traceback") or "")
 
     def to_json(self) -> JSONObject:
-        return {"type": self.type, "message": self.message}
+        out: JSONObject = {"type": self.type, "message": self.message}
+        if self.traceback:
+            out["traceback"] = self.traceback
+        return out
 
 
 @dataclass(frozen=True)

@@ -8,13 +8,16 @@ accelerator needs is added. The in-cell supervisor sends its records on the cont
 stdout, which the host reads through an attach made before the start, checks and stores
 in the cell directory (the container never sees it). A host-side watchdog stops a
 container that outlives the cell's budget (docker-py's wait timeout is an HTTP timeout,
-not a kill).
+not a kill). The container's stdin is the host's attach: when the host dies (killed, its
+terminal closed), the supervisor sees it close, ends its session and the container, which
+removes itself; the next ``bench`` on that run says how to resume.
 """
 
 from __future__ import annotations
 
 import contextlib
 import fcntl
+import grp
 import os
 import socket
 import threading
@@ -26,6 +29,7 @@ from typing import Any
 from rich.console import Console
 from rich.markup import escape
 
+from .. import interrupts
 from ..accelerators import get_accelerator
 from ..errors import BackendUnavailable, CellFailed
 from ..images.build import docker_client, ensure_image, image_spec
@@ -35,7 +39,7 @@ from ..results.safeio import open_nofollow
 from .base import CellLaunch, PreparedEnvironment
 from .launch import CELL_PATHS, runner_argv, supervise_args
 
-__all__ = ["CELL_UID", "DockerBackend", "container_options"]
+__all__ = ["CELL_UID", "DockerBackend", "container_options", "device_groups"]
 
 CELL_UID = 10001
 MOUNT = "/portbench"
@@ -62,7 +66,43 @@ def container_options(accelerator_container: dict[str, object]) -> dict[str, obj
         options["network_mode"] = accelerator_container["network"]
     if accelerator_container.get("shm_size"):
         options["shm_size"] = accelerator_container["shm_size"]
+    devices = _items(accelerator_container.get("devices"))
+    if devices:
+        # A folder (/dev/dri) passes every device file in it, as `docker run --device` does.
+        options["devices"] = [f"{d}:{d}:rwm" for d in devices]
+    groups = device_groups(_items(accelerator_container.get("groups")), devices)
+    if groups:
+        options["group_add"] = groups
+    if accelerator_container.get("ipc"):
+        options["ipc_mode"] = accelerator_container["ipc"]
+    if accelerator_container.get("security_opt"):
+        options["security_opt"] = _items(accelerator_container["security_opt"])
     return options
+
+
+def _items(value: object) -> list[str]:
+    """A table's list of names (devices, groups, options) as strings; [] where there is none."""
+    return [str(item) for item in value] if isinstance(value, (list, tuple)) else []
+
+
+def device_groups(names: list[str], devices: list[str]) -> list[int]:
+    """The host's group ids that open ``devices``: the named groups (``video``, ``render``)
+    as this host numbers them, and the group owning each device file. The cell runs as an
+    unprivileged user whose groups the image cannot know: /dev/kfd and /dev/dri/renderD*
+    belong to the host's ``render`` group, whose id differs from machine to machine."""
+    gids: list[int] = []
+    for name in names:
+        try:
+            gids.append(grp.getgrnam(name).gr_gid)
+        except KeyError:
+            continue  # not a group on this host (older distributions have no render group)
+    for device in devices:
+        path = Path(device)
+        files = sorted(path.iterdir()) if path.is_dir() else [path]
+        for file in files:
+            with contextlib.suppress(OSError):
+                gids.append(file.stat().st_gid)
+    return sorted({gid for gid in gids if gid != 0})
 
 
 @contextlib.contextmanager
@@ -143,6 +183,7 @@ class DockerBackend:
             *supervise_args(
                 CELL_PATHS["plan"], CELL_PATHS["scratch"], CELL_PATHS["todo"], launch.collect_env
             ),
+            "--host-stdin",  # stop when this process dies (see _run_container)
         )
         mounts = {
             str(launch.plan_path): {"bind": CELL_PATHS["plan"], "mode": "ro"},
@@ -211,39 +252,59 @@ class DockerBackend:
             # how `compare` tells two machines apart, and a container id tells only two runs.
             "hostname": socket.gethostname(),
         }
-        options.update(container_options(accelerator_container))
+        extra = container_options(accelerator_container)
+        # An accelerator's security options come on top of the cell's own, never instead.
+        extra["security_opt"] = [
+            *_items(options["security_opt"]),
+            *_items(extra.get("security_opt")),
+        ]
+        options.update(extra)
+        # The engine takes a relative source for a volume name ("results/x/plan.json" is
+        # refused as one): every host path is made absolute here, whatever the user typed.
         volumes = {
-            str(runners_dir()): {"bind": CELL_PATHS["runners"], "mode": "ro"},
-            str(manifests_dir()): {"bind": CELL_PATHS["manifests"], "mode": "ro"},
-            **mounts,
+            os.path.abspath(source): target
+            for source, target in {
+                str(runners_dir()): {"bind": CELL_PATHS["runners"], "mode": "ro"},
+                str(manifests_dir()): {"bind": CELL_PATHS["manifests"], "mode": "ro"},
+                **mounts,
+            }.items()
         }
+        container = None
         try:
+            # stdin_open (StdinOnce with it): the container's stdin is the host's attach
+            # below, and closes when the host process dies, however it dies; the supervisor
+            # (--host-stdin) then ends its session. auto_remove: a container whose host is
+            # gone removes itself once it stops, so none is left behind.
             container = client.containers.create(
                 tag,
                 command,
                 volumes=volumes,
                 environment={"PYTHONPATH": CELL_PATHS["runners"], "PYTHONUNBUFFERED": "1"},
+                stdin_open=True,
+                auto_remove=True,
                 **options,
             )
+            waiter = _Waiter(client, container.id)
             # Attached before the start, so not a byte of the records is missed.
             stream = client.api.attach(
                 container.id, stdout=True, stderr=True, stream=True, logs=False, demux=True
             )
+            stdin = client.api.attach_socket(container.id, params={"stdin": 1, "stream": 1})
             container.start()
-        except APIError as exc:
-            raise CellFailed(
-                f"the Docker engine refused to start {tag}: {exc.explanation}"
-            ) from None
-        except DockerException as exc:
+        except (APIError, DockerException) as exc:
+            if container is not None:  # created, never started: auto_remove does not apply
+                with contextlib.suppress(APIError, NotFound, DockerException):
+                    container.remove(force=True)
+            if isinstance(exc, APIError):
+                raise CellFailed(
+                    f"the Docker engine refused to start {tag}: {exc.explanation}"
+                ) from None
             raise CellFailed(f"the Docker engine failed while starting {tag}: {exc}") from None
         reader = threading.Thread(target=_pump, args=(stream, on_stdout, on_stderr), daemon=True)
         reader.start()
         deadline = time.monotonic() + budget_s
         try:
-            while True:
-                container.reload()
-                if container.status in ("exited", "dead"):
-                    break
+            while not waiter.done.wait(0.5):
                 if time.monotonic() > deadline:
                     # The watchdog: the in-cell supervisor should never let this happen.
                     container.stop(timeout=STOP_GRACE_S)
@@ -251,13 +312,16 @@ class DockerBackend:
                         f"container of {tag} outlived the cell budget of {budget_s:.0f} s and "
                         "was stopped; resume to finish"
                     )
-                time.sleep(0.5)
-            status = int(container.wait().get("StatusCode", 1))
+            status = waiter.status()
         except KeyboardInterrupt:
-            # SIGTERM reaches the supervisor (PID 1), which ends the session as interrupted;
-            # what it still sends is read before the interrupt goes on.
+            # The signal this process got (SIGINT for Ctrl-C) goes on to the supervisor (PID
+            # 1), which ends the session as interrupted, naming it; what it still sends is
+            # read before the interrupt goes on. docker stop is the fallback.
             with contextlib.suppress(APIError, NotFound):
-                container.stop(timeout=STOP_GRACE_S)
+                container.kill(signal=int(interrupts.received()))
+            if not waiter.done.wait(STOP_GRACE_S):
+                with contextlib.suppress(APIError, NotFound):
+                    container.stop(timeout=5)
             reader.join(timeout=STOP_GRACE_S + 10)
             return 130
         except (APIError, DockerException) as exc:
@@ -269,9 +333,48 @@ class DockerBackend:
             ) from None
         finally:
             reader.join(timeout=30)
+            with contextlib.suppress(OSError):
+                _close_socket(stdin)
             with contextlib.suppress(NotFound, APIError, DockerException):
                 container.remove(force=True)
         return status
+
+
+class _Waiter:
+    """``docker wait`` until the container is removed, in a thread: the container removes
+    itself (auto_remove), so its exit status is taken from the wait, never looked up after.
+    No HTTP timeout: a cell may run for hours (the budget watchdog is the loop's)."""
+
+    def __init__(self, client: Any, container_id: str) -> None:
+        self.done = threading.Event()
+        self._result: Any = None
+        self._error: BaseException | None = None
+        thread = threading.Thread(
+            target=self._wait, args=(client, container_id), name="docker-wait", daemon=True
+        )
+        thread.start()
+
+    def _wait(self, client: Any, container_id: str) -> None:
+        try:
+            self._result = client.api.wait(container_id, timeout=None, condition="removed")
+        except BaseException as exc:  # the engine went away: raised in the caller's thread
+            self._error = exc
+        finally:
+            self.done.set()
+
+    def status(self) -> int:
+        if self._error is not None:
+            raise self._error
+        result = self._result if isinstance(self._result, dict) else {}
+        return int(result.get("StatusCode", 1))
+
+
+def _close_socket(sock: Any) -> None:
+    """Close the stdin attach (docker-py hands back a socket, or a wrapper around one)."""
+    raw = getattr(sock, "_sock", sock)
+    with contextlib.suppress(OSError):
+        raw.shutdown(socket.SHUT_RDWR)
+    raw.close()
 
 
 def _labels(label_dir: Path) -> dict[str, str]:

@@ -5,10 +5,10 @@ from __future__ import annotations
 
 import os
 import select
-import signal
 import subprocess
 import time
 
+from .. import interrupts
 from ..errors import CellFailed
 from ..paths import runners_dir
 from ..results import CellWriter
@@ -111,7 +111,8 @@ def stream_supervisor(
         except KeyboardInterrupt:
             # Keep reading: the supervisor (SIGINT reached it too) ends its session and says so.
             interrupted = True
-            proc.send_signal(signal.SIGTERM)
+            # The signal this process got (SIGINT for Ctrl-C): the supervisor names it.
+            proc.send_signal(interrupts.received())
             deadline = time.monotonic() + DRAIN_AFTER_INTERRUPT_S
             continue
         except InterruptedError:

@@ -187,11 +187,15 @@ class VenvBackend:
             if proc.returncode != 0:
                 shutil.rmtree(partial, ignore_errors=True)
                 output = proc.stdout + proc.stderr
-                sentence = missing_wheel_sentence(output, profile) or (
+                missing = missing_wheel_sentence(output, profile)
+                if missing:
+                    # The sentence names the wheel and the fix: the log would only repeat it.
+                    raise EnvironmentBuildError(missing)
+                raise EnvironmentBuildError(
                     f"installing {lock.path.name} into a venv failed (exit {proc.returncode}); "
-                    f"the last lines of {installer}'s output follow"
+                    f"the last lines of {installer}'s output follow",
+                    log=output[-4000:],
                 )
-                raise EnvironmentBuildError(sentence, log=output[-4000:])
         # Renamed into place only when complete: a half-built venv is never reused.
         shutil.rmtree(env_dir, ignore_errors=True)
         partial.rename(env_dir)

@@ -73,6 +73,12 @@ def register(subparsers: Any) -> None:
         metavar="DIR",
         help="finish an interrupted census (its run or cell dir)",
     )
+    parser.add_argument(
+        "--predict",
+        action="store_true",
+        help="predict the accelerator on this machine's CPU (JAX: each harness lowered for its "
+        "platform; torch: the CUDA dispatcher); docs/predictions.md",
+    )
     parser.add_argument("--python", default=None, help="host profile: the interpreter to use")
     parser.add_argument("--base", help="docker: base image of the cell's image")
     parser.add_argument("--ca-bundle", type=Path, help="CA bundle for pip behind a TLS proxy")
@@ -182,8 +188,14 @@ def _census(args: argparse.Namespace) -> int:
 
     console = Console()
     request = _request(args)
-    result = run_census(request, console)
-    cell_id = f"{request.framework}/{request.accelerator}/{request.profile}"
+    if args.predict:
+        from ..predict.census import run_predicted_census
+
+        result = run_predicted_census(request, console)
+    else:
+        result = run_census(request, console)
+    suffix = "-predicted" if args.predict else ""
+    cell_id = f"{request.framework}/{request.accelerator}{suffix}/{request.profile}"
     console.print(summary_table(f"census {cell_id}", result))
     console.print(_vertical(census_summary_table([load_cell(result.cell_dir)])))
     failures = failures_table(result.cell_dir / "results.jsonl", limit=15)

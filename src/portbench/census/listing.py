@@ -13,6 +13,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from ..documents import check_document
 from ..errors import ResultsError
 from ..results.safeio import loads_strict, read_bounded
 
@@ -130,13 +131,16 @@ def parse_listing(data: bytes, where: str, framework: str) -> CensusListing:
         raise ResultsError(
             f"{where}: the census listing does not read ({exc}); list it again"
         ) from None
-    if not isinstance(doc, dict) or doc.get("kind") != "census-listing":
-        raise ResultsError(f"{where}: not a census listing")
-    if doc.get("schema") != LISTING_SCHEMA:
-        raise ResultsError(
-            f"{where}: census listing schema {str(doc.get('schema'))[:20]} is not "
-            f"{LISTING_SCHEMA}; use the runner of this portbench"
-        )
+    doc = check_document(
+        doc,
+        where,
+        "census-listing",
+        LISTING_SCHEMA,
+        "census listing",
+        hint="list it again",
+        schema_hint="use the runner of this portbench",
+        error=ResultsError,
+    )
     if doc.get("framework") != framework:
         raise ResultsError(
             f"{where}: a listing of {str(doc.get('framework'))[:40]!r}, not {framework!r}"

@@ -9,6 +9,12 @@ list, and the files are written with exclusive, link-refusing opens into a fresh
 The hashes catch a cut or corrupted transfer; they cannot make a lying node honest (it
 writes the list too), which is why :mod:`.landing` then reads the records through the
 typed results layer and keeps only what belongs to the cell's plan.
+
+Packing is bounded too, so that a cell directory a case filled (100,000 files, a 5 GB
+sparse file) still ships its records: the cell's own files go first, each within its bound
+(a results or sessions file past it is cut at its last whole line); logs follow while the
+archive has room, members and bytes; everything else is left out and listed in
+``CONTENTS.json``. The head writes that list, checked, as ``logs/left-out.json`` of the cell.
 """
 
 from __future__ import annotations
@@ -24,10 +30,11 @@ from pathlib import Path, PurePosixPath
 from typing import Any
 
 from ..errors import ResultsError
-from ..results.safeio import dumps_strict, loads_strict, open_nofollow, read_bounded
+from ..results.safeio import dumps_strict, loads_strict, open_nofollow
 
 __all__ = [
     "CONTENTS",
+    "LEFT_OUT",
     "MAX_ARCHIVE_BYTES",
     "ArchiveRefused",
     "CheckedCell",
@@ -44,6 +51,24 @@ MAX_FILE_BYTES = 128 << 20
 TOP_FILES = frozenset({"plan.json", "env.json", "results.jsonl", "sessions.jsonl"})
 LOGS = "logs"
 MAX_DEPTH = 4
+#: What the node packs of each of the cell's own files (the archive must hold them all).
+OWN_FILE_BYTES = {
+    "plan.json": 16 << 20,
+    "env.json": 8 << 20,
+    "results.jsonl": 96 << 20,
+    "sessions.jsonl": 8 << 20,
+}
+#: One log file larger than this is left out (never read: it may be sparse and huge).
+MAX_LOG_FILE_BYTES = 32 << 20
+#: Entries of logs/ looked at before the rest is only counted as not looked at.
+MAX_WALK_ENTRIES = 500_000
+#: How many left-out files are named (the rest are counted).
+MAX_LEFT_OUT_LISTED = 1000
+#: CONTENTS.json at its largest: every member and every listed left-out file, 255-character
+#: names each, fits well within this.
+MAX_CONTENTS_BYTES = 4 << 20
+#: The head's list of what the node left out, in the landed cell's logs folder.
+LEFT_OUT = "logs/left-out.json"
 
 
 class ArchiveRefused(ResultsError):
@@ -57,45 +82,150 @@ class CheckedCell:
     folder: Path
     files: dict[str, int]
     """relative path -> size, as listed and as found."""
+    left_out: tuple[dict[str, Any], ...] = ()
+    """What the node says it left out (checked: path text, size, why), never a path here."""
+    left_out_more: int = 0
 
 
-def _members(cell_dir: Path) -> Iterator[tuple[str, Path]]:
-    """(archive name, path) of each regular file a cell directory holds; links are left out."""
-    for name in sorted(TOP_FILES):
-        path = cell_dir / name
-        if path.is_file() and not path.is_symlink():
-            yield name, path
+def _read_prefix(path: Path, limit: int) -> tuple[bytes, int]:
+    """Up to ``limit`` bytes of ``path`` (links refused) and its size: never more is read."""
+    fd = open_nofollow(path, os.O_RDONLY)
+    try:
+        size = os.fstat(fd).st_size
+        chunks: list[bytes] = []
+        left = limit
+        while left > 0:
+            chunk = os.read(fd, min(left, 1 << 20))
+            if not chunk:
+                break
+            chunks.append(chunk)
+            left -= len(chunk)
+        return b"".join(chunks), size
+    finally:
+        os.close(fd)
+
+
+class _Packing:
+    """What goes into the archive, and what is left out and why."""
+
+    def __init__(self) -> None:
+        self.payload: list[tuple[str, bytes]] = []
+        self.total = 0
+        self.left_out: list[dict[str, Any]] = []
+        self.left_out_count = 0
+
+    def leave_out(self, name: str, size: int, why: str) -> None:
+        self.left_out_count += 1
+        if len(self.left_out) < MAX_LEFT_OUT_LISTED:
+            self.left_out.append({"path": name[:255], "size": size, "why": why})
+
+    def add(self, name: str, data: bytes) -> None:
+        self.payload.append((name, data))
+        self.total += len(data)
+
+
+def _own_file(packing: _Packing, cell_dir: Path, name: str) -> None:
+    """One of the cell's own files, within its bound: a JSON-lines file past it is cut at
+    its last whole line (the records before the cut land); any other is left out."""
+    path = cell_dir / name
+    if path.is_symlink() or not path.is_file():
+        return
+    limit = OWN_FILE_BYTES[name]
+    try:
+        data, size = _read_prefix(path, limit + 1)
+    except (OSError, ResultsError):
+        packing.leave_out(name, 0, "unreadable")
+        return
+    if len(data) <= limit:
+        packing.add(name, data)
+        return
+    if name.endswith(".jsonl"):
+        kept = data[: data.rfind(b"\n", 0, limit) + 1]
+        packing.add(name, kept)
+        packing.leave_out(name, size, f"cut after {len(kept)} bytes (whole lines)")
+    else:
+        packing.leave_out(name, size, f"over {limit >> 20} MiB")
+
+
+def _log_files(cell_dir: Path, packing: _Packing) -> Iterator[tuple[str, Path, int]]:
+    """(archive name, path, size) of each regular file under logs/, links never followed;
+    a walk past ``MAX_WALK_ENTRIES`` counts the rest as left out without looking."""
     logs = cell_dir / LOGS
-    if logs.is_dir() and not logs.is_symlink():
-        for root, dirs, files in os.walk(logs, followlinks=False):
-            dirs[:] = sorted(d for d in dirs if not (Path(root) / d).is_symlink())
-            for file in sorted(files):
-                path = Path(root) / file
-                if path.is_file() and not path.is_symlink():
-                    yield path.relative_to(cell_dir).as_posix(), path
+    if logs.is_symlink() or not logs.is_dir():
+        return
+    seen = 0
+    stack = [logs]
+    while stack:
+        folder = stack.pop()
+        try:
+            with os.scandir(folder) as entries:
+                items = sorted(entries, key=lambda e: e.name)
+        except OSError:
+            continue
+        for entry in items:
+            seen += 1
+            if seen > MAX_WALK_ENTRIES:
+                packing.leave_out(f"{LOGS}/...", 0, "not looked at (too many entries)")
+                return
+            path = Path(entry.path)
+            name = path.relative_to(cell_dir).as_posix()
+            if entry.is_dir(follow_symlinks=False):
+                stack.append(path)
+            elif entry.is_file(follow_symlinks=False):
+                try:
+                    size = entry.stat(follow_symlinks=False).st_size
+                except OSError:
+                    continue
+                yield name, path, size
+        stack.sort(reverse=True)
+
+
+def _log(packing: _Packing, name: str, path: Path, size: int, room: int) -> None:
+    try:
+        _safe_name(name)
+    except ArchiveRefused:
+        packing.leave_out(name, size, "a name a cell archive does not carry")
+        return
+    if len(packing.payload) >= MAX_MEMBERS:
+        packing.leave_out(name, size, f"more than {MAX_MEMBERS} files")
+    elif size > MAX_LOG_FILE_BYTES:
+        packing.leave_out(name, size, f"over {MAX_LOG_FILE_BYTES >> 20} MiB")
+    elif packing.total + size > room:
+        packing.leave_out(name, size, "the archive was full")
+    else:
+        try:
+            data, _ = _read_prefix(path, size)
+        except (OSError, ResultsError):
+            packing.leave_out(name, size, "unreadable")
+            return
+        packing.add(name, data)
 
 
 def pack_cell(cell_dir: Path) -> bytes:
-    """The cell's files as one tar: ``CONTENTS.json`` first, then each file it lists."""
-    payload: list[tuple[str, bytes]] = []
-    total = 0
-    for name, path in _members(cell_dir):
-        data = read_bounded(path, MAX_FILE_BYTES)
-        total += len(data)
-        if total > MAX_ARCHIVE_BYTES // 2:
-            break  # logs beyond this would not be accepted anyway; the records come first
-        payload.append((name, data))
+    """The cell's files as one tar: ``CONTENTS.json`` first, then each file it lists.
+
+    The cell's own files always go in (within their bounds); logs follow while there is
+    room; what is left out is listed in ``CONTENTS.json`` under ``left_out``.
+    """
+    packing = _Packing()
+    for name in sorted(TOP_FILES):
+        _own_file(packing, cell_dir, name)
+    room = MAX_ARCHIVE_BYTES // 2
+    for name, path, size in _log_files(cell_dir, packing):
+        _log(packing, name, path, size, room)
     contents = {
         "schema": 1,
         "kind": "cell-archive",
         "files": {
             name: {"size": len(data), "sha256": hashlib.sha256(data).hexdigest()}
-            for name, data in payload
+            for name, data in packing.payload
         },
+        "left_out": packing.left_out,
+        "left_out_count": packing.left_out_count,
     }
     buffer = io.BytesIO()
     with tarfile.open(fileobj=buffer, mode="w", format=tarfile.PAX_FORMAT) as tar:
-        for name, data in [(CONTENTS, dumps_strict(contents).encode()), *payload]:
+        for name, data in [(CONTENTS, dumps_strict(contents).encode()), *packing.payload]:
             info = tarfile.TarInfo(name)
             info.size = len(data)
             info.mode = 0o644
@@ -121,11 +251,33 @@ def _safe_name(name: str) -> str:
         raise ArchiveRefused(f"the archive holds {name[:80]!r}, which is not a file of a cell")
     if len(parts) > 1 and parts[0] != LOGS:
         raise ArchiveRefused(f"the archive holds {name[:80]!r}, outside the cell's logs/")
+    if path.as_posix() == LEFT_OUT:
+        raise ArchiveRefused(f"the archive holds {LEFT_OUT}, which only the head writes")
     return path.as_posix()
 
 
-def _contents(tar: tarfile.TarFile, member: tarfile.TarInfo) -> dict[str, dict[str, object]]:
-    if member.name != CONTENTS or not member.isfile() or member.size > 1 << 20:
+def _left_out(document: dict[str, object]) -> tuple[tuple[dict[str, Any], ...], int]:
+    """The node's list of what it left out, kept only as checked text and numbers."""
+    listed = document.get("left_out")
+    count = document.get("left_out_count")
+    entries: list[dict[str, Any]] = []
+    for entry in listed[:MAX_LEFT_OUT_LISTED] if isinstance(listed, list) else []:
+        if not isinstance(entry, dict):
+            continue
+        size = entry.get("size")
+        entries.append(
+            {
+                "path": str(entry.get("path"))[:255],
+                "size": size if isinstance(size, int) and not isinstance(size, bool) else None,
+                "why": str(entry.get("why"))[:80],
+            }
+        )
+    total = count if isinstance(count, int) and not isinstance(count, bool) else len(entries)
+    return tuple(entries), max(0, min(total, 1 << 40) - len(entries))
+
+
+def _contents(tar: tarfile.TarFile, member: tarfile.TarInfo) -> dict[str, object]:
+    if member.name != CONTENTS or not member.isfile() or member.size > MAX_CONTENTS_BYTES:
         raise ArchiveRefused(f"the archive does not start with {CONTENTS}")
     handle = tar.extractfile(member)
     assert handle is not None
@@ -133,7 +285,9 @@ def _contents(tar: tarfile.TarFile, member: tarfile.TarInfo) -> dict[str, dict[s
         document = loads_strict(handle.read(member.size + 1))
     except (UnicodeDecodeError, ValueError):
         raise ArchiveRefused(f"the archive's {CONTENTS} is not JSON") from None
-    files = document.get("files") if isinstance(document, dict) else None
+    if not isinstance(document, dict):
+        raise ArchiveRefused(f"the archive's {CONTENTS} lists no files")
+    files = document.get("files")
     if not isinstance(files, dict) or len(files) > MAX_MEMBERS:
         raise ArchiveRefused(f"the archive's {CONTENTS} lists no files")
     for name, entry in files.items():
@@ -143,7 +297,7 @@ def _contents(tar: tarfile.TarFile, member: tarfile.TarInfo) -> dict[str, dict[s
             and isinstance(entry.get("sha256"), str)
         ):
             raise ArchiveRefused(f"the archive's {CONTENTS} entry for {str(name)[:80]!r} is bad")
-    return files
+    return dict(document)
 
 
 def _write_exclusive(path: Path, data: bytes) -> None:
@@ -175,7 +329,10 @@ def unpack_checked(data: Any, folder: Path) -> CheckedCell:
             raise ArchiveRefused(f"the node's archive is damaged ({exc})") from None
         if not members or len(members) > MAX_MEMBERS + 1:
             raise ArchiveRefused("the node's archive is empty or holds too many members")
-        listed = _contents(tar, members[0])
+        document = _contents(tar, members[0])
+        files = document["files"]
+        assert isinstance(files, dict)  # checked by _contents
+        listed: dict[str, dict[str, object]] = files
         total = 0
         for member in members[1:]:
             name = _safe_name(member.name)
@@ -207,4 +364,16 @@ def unpack_checked(data: Any, folder: Path) -> CheckedCell:
     missing = sorted(set(listed) - set(found))
     if missing:
         raise ArchiveRefused(f"{CONTENTS} lists {missing[0][:80]!r}, which the archive lacks")
-    return CheckedCell(folder, found)
+    left_out, more = _left_out(document)
+    if left_out or more:
+        (folder / LOGS).mkdir(exist_ok=True)
+        account = {
+            "schema": 1,
+            "kind": "left-out",
+            "written_by": "head",
+            "note": "what the node says it left out of the cell's archive (its bounds)",
+            "files": list(left_out),
+            "more": more,
+        }
+        _write_exclusive(folder / LEFT_OUT, (dumps_strict(account) + "\n").encode())
+    return CheckedCell(folder, found, left_out, more)

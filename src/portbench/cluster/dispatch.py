@@ -29,7 +29,7 @@ from ..errors import BackendUnavailable, CellInterrupted, PortbenchError
 from .archive import ArchiveRefused
 from .hub import EventLog, make_hub
 from .landing import land_cell
-from .resources import node_name_resource, serves
+from .resources import advertised_name, node_name_resource, serves
 from .serve import CellOrder
 
 __all__ = [
@@ -152,10 +152,10 @@ def _provenance(result: JSONObject, nodes: dict[str, RayNode]) -> JSONObject:
     node_id = node_id if isinstance(node_id, str) and _HEX.match(node_id) else None
     seen = nodes.get(node_id or "", {})
     # The name Ray knows the node by (its advertised resource), not the one it claims.
-    known = [k.split(":", 1)[1] for k in seen.get("Resources", {}) if k.startswith(NODE_PREFIX)]
+    known = advertised_name(seen.get("Resources", {}))
     claimed, engines = said.get("name"), said.get("engines")
     return {
-        "name": known[0] if known else "unknown",
+        "name": known or "unknown",
         "attempt": result.get("attempt") if _HEX.match(str(result.get("attempt"))) else "x",
         "ray_node_id": node_id,
         "address": seen.get("NodeManagerAddress"),

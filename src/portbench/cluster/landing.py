@@ -14,6 +14,7 @@ plan and its env.json, with the node's provenance added under ``node``; a later 
 from __future__ import annotations
 
 import os
+import re
 import secrets
 import shutil
 from dataclasses import dataclass
@@ -32,10 +33,13 @@ from ..plan import read_plan, write_plan
 from ..results import CellWriter, RecordInvalid, read_env, read_results, read_sessions
 from ..results.safeio import append_line, open_nofollow, write_new
 from .archive import ArchiveRefused, unpack_checked
+from .resources import is_node_name
 
 __all__ = ["INCOMING", "Landed", "land_cell"]
 
 INCOMING = ".incoming"
+#: A task attempt as the head writes it (hex), or "x".
+_ATTEMPT = re.compile(r"^(?:[0-9a-f]{1,64}|x)$")
 
 
 @dataclass(frozen=True)
@@ -142,10 +146,37 @@ def _store(cell_dir: Path, plan: Plan, parts: _Parts, staged: Path, node: JSONOb
         finally:
             os.close(fd)
         recorded = len(writer.recorded)
-    logs = staged / "logs"
-    if logs.is_dir():
-        (cell_dir / "logs").mkdir(exist_ok=True)
-        os.rename(logs, cell_dir / "logs" / f"node-{node.get('name')}-{node.get('attempt')}")
+    _keep_logs(staged / "logs", cell_dir / "logs", node)
     planned = plan.case_count
     complete = bool(parts.sessions) and parts.sessions[-1].complete
     return Landed(cell_dir, new, recorded, planned, recorded >= planned and complete)
+
+
+def _logs_folder_name(node: JSONObject) -> str:
+    """``node-<name>-<attempt>``, from checked parts only: the name comes from a node, and a
+    name is never a path (an unchecked one could hold ``/`` or ``..``)."""
+    name = node.get("name")
+    attempt = node.get("attempt")
+    name = name if is_node_name(name) else "unknown"
+    attempt = attempt if isinstance(attempt, str) and _ATTEMPT.match(attempt) else "x"
+    return f"node-{name}-{attempt}"
+
+
+def _keep_logs(logs: Path, into: Path, node: JSONObject) -> None:
+    """Move a landed cell's logs under ``into``, beside those of earlier landings.
+
+    The records are stored by now: a logs folder that cannot be moved is left out (it goes
+    with the staging folder), never a reason to fail the landing.
+    """
+    if not logs.is_dir() or logs.is_symlink():
+        return
+    base = _logs_folder_name(node)
+    try:
+        into.mkdir(exist_ok=True)
+        for n in range(100):
+            target = into / (base if n == 0 else f"{base}.{n}")
+            if not target.exists() and not target.is_symlink():
+                os.rename(logs, target)
+                return
+    except OSError:
+        return

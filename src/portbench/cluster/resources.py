@@ -23,9 +23,11 @@ __all__ = [
     "SLOT",
     "NodeCapabilities",
     "advertised_accelerators",
+    "advertised_name",
     "cell_resources",
     "check_node_name",
     "detect_capabilities",
+    "is_node_name",
     "node_name_resource",
     "serves",
 ]
@@ -66,8 +68,28 @@ def check_node_name(name: str) -> str:
     return name
 
 
+def is_node_name(name: object) -> bool:
+    """Whether ``name`` is a node name ``portbench node start`` would accept."""
+    return isinstance(name, str) and _NAME.match(name) is not None
+
+
 def node_name_resource(name: str) -> str:
     return f"portbench-node:{name}"
+
+
+def advertised_name(resources: Iterable[str]) -> str | None:
+    """The node name a node advertises among its Ray resources, or None where it advertises
+    none that ``portbench node start`` would accept.
+
+    Anyone who can join the cluster can start Ray by hand and advertise any resource name
+    (Ray accepts ``portbench-node:a/../../x``), so the name is checked here, where the head
+    reads it, and a bad one counts as no name at all.
+    """
+    prefix = node_name_resource("")
+    for key in resources:
+        if isinstance(key, str) and key.startswith(prefix) and is_node_name(key[len(prefix) :]):
+            return key[len(prefix) :]
+    return None
 
 
 def _engine_ok(engine: str) -> bool:

@@ -27,6 +27,7 @@ CHECKOUT = "$HOME/portbench"
 #: A CPU node: any VM with this many cores (the CPU cells time on every core).
 CPU_CORES = "8+"
 #: TPU VMs need the base runtime: the TPU software comes from each cell's own environment.
+#: v5e and v6e need newer base images, named per id in the table (``tpu_runtime``).
 TPU_RUNTIME = "tpu-vm-base"
 MODES = ("join", "bench")
 
@@ -75,6 +76,20 @@ sg docker -c "{venv}/bin/portbench matrix --profile $PORTBENCH_PROFILE \\
 """
 
 
+def _not_provisionable(acc: Accelerator) -> str:
+    if acc.flavor == "mps":
+        return f"accelerator '{acc.id}' is a Mac's GPU, which SkyPilot does not provision; run its cells on a Mac"
+    if acc.id == acc.generic:
+        return (
+            f"accelerator '{acc.id}' names no model SkyPilot could provision; name one "
+            f"(gpu-t4, rocm-mi300x, tpu-v5e...) instead of the generic '{acc.generic}'"
+        )
+    return (
+        f"accelerator '{acc.id}' has no machine in SkyPilot's catalog; run its cells where you "
+        "have one (`portbench node start` there joins a cluster)"
+    )
+
+
 def _resources(acc: Accelerator, cloud: str | None) -> dict[str, object]:
     resources: dict[str, object] = {}
     if cloud:
@@ -82,14 +97,11 @@ def _resources(acc: Accelerator, cloud: str | None) -> dict[str, object]:
     if acc.flavor == "cpu":
         resources["cpus"] = CPU_CORES
     elif not acc.skypilot:
-        raise UsageError(
-            f"accelerator '{acc.id}' names no model SkyPilot could provision; name one "
-            f"(gpu-t4, gpu-a100, tpu-v3...) instead of the generic '{acc.generic}'"
-        )
+        raise UsageError(_not_provisionable(acc))
     else:
         resources["accelerators"] = acc.skypilot
     if acc.flavor == "tpu":
-        resources["accelerator_args"] = {"runtime_version": TPU_RUNTIME}
+        resources["accelerator_args"] = {"runtime_version": acc.tpu_runtime or TPU_RUNTIME}
     return resources
 
 

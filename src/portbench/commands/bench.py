@@ -27,6 +27,7 @@ from ..plan import (
 )
 from ..profiles import DEFAULT_PROFILE, PROFILES
 from ..releases.cells import release_cell_profile
+from ..report.wrap import Breakable
 from ..results import Outcome, read_results
 from ..resume import find_resumed_cell
 
@@ -102,6 +103,14 @@ def register(subparsers: Any) -> None:
         "(default: the cell's own; lowering needs no such hardware)",
     )
     parser.add_argument(
+        "--predict",
+        action="store_true",
+        default=None,
+        help="predict the accelerator on this machine's CPU instead of running on it (JAX: "
+        "lowered for its platform; torch: torch_xla's CPU client or the CUDA dispatcher; "
+        "TensorFlow: declared GPU kernels or XLA on the CPU); docs/predictions.md",
+    )
+    parser.add_argument(
         "--cell-budget",
         type=float,
         default=None,
@@ -137,8 +146,9 @@ def summary_table(cell_id: str, result: CellRunResult) -> Table:
     and, of the failed cases, those whose CPU twin failed as well (always 0 on the CPU)."""
     table = Table(title=f"{cell_id}: {result.wall_s:.1f} s")
     table.add_column("level")
+    # Headers break after '/' and between words, never inside one ("complete/sk…").
     for name in ("pass", "partial/fail", "complete/skip", "untested/error", "fails on the CPU too"):
-        table.add_column(name, justify="right")
+        table.add_column(Breakable(name), justify="right")
     c, f = result.case_counts, result.function_counts
     table.add_row(
         "functions",
@@ -190,10 +200,27 @@ def failures_table(results: Path, limit: int = 25) -> Table | None:
     for column in ("case", "outcome", "stage", "category", "message"):
         table.add_column(column)
     for row in rows[:limit]:
-        table.add_row(*(escape(value) for value in row))
+        # Names and messages wrap after '::', '.', '_' or a space: never cut at 80 columns.
+        table.add_row(*(Breakable(value) for value in row))
     if len(rows) > limit:
         table.add_row(f"... {len(rows) - limit} more", "", "", "", "")
     return table
+
+
+def untested_functions(cell_dir: Path) -> list[str]:
+    """The functions of the cell's plan where no case ran (every case skipped or errored)."""
+    from ..outcomes import function_outcomes
+    from ..plan import read_plan
+
+    plan = read_plan(cell_dir / "plan.json")
+    records = read_results(cell_dir / "results.jsonl").records
+    return sorted(
+        {
+            name
+            for (name, _), outcome in function_outcomes(plan, records).items()
+            if outcome == "untested"
+        }
+    )
 
 
 def marked_passes(results: Path) -> list[str]:
@@ -219,6 +246,7 @@ _PLAN_OPTIONS = {
     "soft_placement": "--soft-placement",
     "lower_for": "--lower-for",
     "cell_budget": "--cell-budget",
+    "predict": "--predict",
 }
 
 
@@ -323,9 +351,21 @@ def _new_request(args: argparse.Namespace) -> BenchRequest:
 def _bench(args: argparse.Namespace) -> int:
     console = Console()
     request = _resumed_request(args, console) if args.resume is not None else _new_request(args)
-    result = run_cell(request, console)
-    cell_id = f"{request.framework}/{request.accelerator}/{request.profile}"
+    if args.predict:
+        from ..predict.run import run_predicted_cell
+
+        result = run_predicted_cell(request, console)
+    else:
+        result = run_cell(request, console)
+    suffix = "-predicted" if args.predict else ""
+    cell_id = f"{request.framework}/{request.accelerator}{suffix}/{request.profile}"
     console.print(summary_table(cell_id, result))
+    untested = untested_functions(result.cell_dir)
+    if untested:
+        console.print(
+            f"[yellow]{len(untested)} function(s) untested[/] (no case ran: each skipped or "
+            f"errored; see the failures and the records' reasons): {escape(', '.join(untested))}"
+        )
     failures = failures_table(result.cell_dir / "results.jsonl")
     if failures is not None:
         console.print(failures)

@@ -1,4 +1,5 @@
-"""``portbench compare A B``: two runs (or cells) case by case; a CI gate with --fail-on."""
+"""``portbench compare A B`` (or ``A1 A2 A3 --vs B1 B2 B3``): runs or cells case by case; a
+CI gate with --fail-on."""
 
 from __future__ import annotations
 
@@ -9,8 +10,9 @@ from typing import Any
 
 from rich.console import Console
 
-from ..compare import Thresholds, compare_cells, load_side, pair_cells
+from ..compare import Thresholds
 from ..compare.render import comparison_json, comparison_markdown, print_comparison
+from ..compare.runs import compare_runs
 from ..errors import UsageError
 
 __all__ = ["register"]
@@ -22,17 +24,34 @@ def register(subparsers: Any) -> None:
     parser = subparsers.add_parser(
         "compare", help="compare two runs or cells case by case (outcomes, latency, verdicts)"
     )
-    parser.add_argument("a", type=Path, help="the baseline: a run directory or a cell directory")
-    parser.add_argument("b", type=Path, help="the run or cell compared with it")
+    parser.add_argument(
+        "runs",
+        type=Path,
+        nargs="+",
+        metavar="RUN",
+        help="A then B (run or cell directories); with --vs, every RUN is a run of side A",
+    )
+    parser.add_argument(
+        "--vs",
+        type=Path,
+        nargs="+",
+        default=None,
+        metavar="RUN",
+        help="the runs of side B: several runs a side measure the noise between runs, "
+        "and a change must exceed it (compare A1 A2 A3 --vs B1 B2 B3)",
+    )
     parser.add_argument(
         "--threshold",
         type=float,
         default=0.10,
-        help="a case is slower (or faster) when B/A is beyond 1 +- this and significant "
-        "(default 0.10)",
+        help="the minimum ratio: a case is slower (or faster) when B/A is beyond 1 +- this "
+        "and significant after the Benjamini-Hochberg adjustment (default 0.10)",
     )
     parser.add_argument(
-        "--alpha", type=float, default=0.05, help="significance level of the rank test"
+        "--alpha",
+        type=float,
+        default=0.05,
+        help="false discovery rate over the compared cases (Benjamini-Hochberg; default 0.05)",
     )
     parser.add_argument(
         "--fail-on",
@@ -59,20 +78,23 @@ def _compare(args: argparse.Namespace) -> int:
     if not 0 < args.alpha < 1:
         raise UsageError(f"--alpha {args.alpha} must lie between 0 and 1")
     thresholds = Thresholds(args.threshold, args.alpha)
-    pairs, lone_a, lone_b = pair_cells(load_side(args.a), load_side(args.b))
-    if not pairs:
+    if args.vs is None and len(args.runs) != 2:
         raise UsageError(
-            f"no cell of {args.a} pairs with a cell of {args.b} (same cell, or same framework); "
-            "pass two cells of one framework"
+            f"compare takes two runs (A B), or several a side (A1 A2 --vs B1 B2); "
+            f"{len(args.runs)} given without --vs"
         )
-    comparisons = [compare_cells(a, b, thresholds) for a, b in pairs]
+    paths_a, paths_b = (
+        (args.runs, args.vs) if args.vs is not None else (args.runs[:1], args.runs[1:])
+    )
+    result = compare_runs(paths_a, paths_b, thresholds)
+    comparisons = result.cells
     console = Console()
-    print_comparison(console, comparisons, lone_a, lone_b, thresholds)
+    print_comparison(console, result, thresholds)
     if args.markdown:
-        _write(args.markdown, comparison_markdown(comparisons, lone_a, lone_b, thresholds))
+        _write(args.markdown, comparison_markdown(result, thresholds))
         console.print(f"Markdown: {args.markdown}")
     if args.json:
-        document = comparison_json(comparisons, lone_a, lone_b, thresholds)
+        document = comparison_json(result, thresholds)
         _write(args.json, json.dumps(document, indent=2) + "\n")
         console.print(f"JSON: {args.json}")
     slower = sum(c.count("slower") for c in comparisons)

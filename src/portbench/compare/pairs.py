@@ -12,7 +12,7 @@ Everything is read through the typed results layer.
 from __future__ import annotations
 
 import json
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -21,8 +21,10 @@ from portbench_runner.contract import EnvDocument, Plan, StudyPlan
 from ..errors import UsageError
 from ..outcomes import function_outcomes
 from ..plan import read_any_plan
-from ..results import CaseRecord, Outcome, read_env, read_results
-from .stats import MIN_SAMPLES, RatioEstimate, ratio_from_samples, ratio_from_summaries
+from ..results import CaseRecord, Outcome, read_results
+from .envcheck import read_env
+from .stats import RatioEstimate, estimate_ratio
+from .verdicts import decide
 
 __all__ = [
     "CaseComparison",
@@ -49,6 +51,8 @@ class CellSide:
     env: EnvDocument
     records: dict[str, CaseRecord]
     unreadable_lines: int
+    env_problem: str | None = None
+    """Why env.json is not usable (then ``env`` is empty and is not compared)."""
 
     @property
     def cell_id(self) -> str:
@@ -75,7 +79,8 @@ class CaseComparison:
     median_b_ms: float | None = None
     estimate: RatioEstimate | None = None
     verdict: str = "none"
-    """``slower``, ``faster``, ``same`` (within the threshold or not significant), ``none``."""
+    """``slower``, ``faster``, ``same`` (within the threshold or not significant), ``too
+    few`` (too few samples on a side for the rank test), ``none`` (not timed on both)."""
 
 
 @dataclass
@@ -125,10 +130,10 @@ def load_side(path: Path) -> list[CellSide]:
     sides = []
     for cell_dir in _cell_dirs(path):
         plan = _plan(cell_dir / "plan.json")
-        env = read_env(cell_dir / "env.json") or EnvDocument(plan.cell)
+        env, env_problem = read_env(cell_dir, plan.cell)
         read = read_results(cell_dir / "results.jsonl")
         records = {r.case: r for r in read.records}
-        sides.append(CellSide(cell_dir, plan, env, records, read.skipped))
+        sides.append(CellSide(cell_dir, plan, env, records, read.skipped, env_problem))
     return sides
 
 
@@ -178,10 +183,17 @@ def plan_differences(a: CellSide, b: CellSide) -> list[tuple[str, str, str]]:
         "portbench": lambda s: s.plan.portbench_version or "",
     }
     out = []
+    if a.env_problem or b.env_problem:
+        # A damaged env says nothing of versions or packages: none are compared.
+        for what in ("framework version", "python", "host"):
+            del facts[what]
+        out.append(("env.json", a.env_problem or "usable", b.env_problem or "usable"))
     for what, get in facts.items():
         left, right = get(a), get(b)
         if left != right:
             out.append((what, left, right))
+    if a.env_problem or b.env_problem:
+        return out
     packages_a, packages_b = a.env.packages, b.env.packages
     for name in sorted(set(packages_a) | set(packages_b)):
         left, right = packages_a.get(name, "-"), packages_b.get(name, "-")
@@ -225,32 +237,52 @@ def _change(a: Outcome, b: Outcome) -> str:
     return "changed"
 
 
-def _estimate(a: CaseRecord, b: CaseRecord, thresholds: Thresholds) -> RatioEstimate | None:
-    warm_a = a.timing.warm if a.timing else None
-    warm_b = b.timing.warm if b.timing else None
-    if warm_a is None or warm_b is None or warm_a.median_ms <= 0:
+def _estimate(
+    runs_a: list[CaseRecord], runs_b: list[CaseRecord], alpha: float
+) -> RatioEstimate | None:
+    """The case's timing on both sides, every run of each (None where one is untimed)."""
+    warm_a = [r.timing.warm for r in runs_a if r.timing and r.timing.warm]
+    warm_b = [r.timing.warm for r in runs_b if r.timing and r.timing.warm]
+    if not warm_a or not warm_b or min(w.median_ms for w in warm_a) <= 0:
         return None
-    if len(warm_a.samples_ms) >= MIN_SAMPLES and len(warm_b.samples_ms) >= MIN_SAMPLES:
-        return ratio_from_samples(warm_a.samples_ms, warm_b.samples_ms, thresholds.alpha)
-    return ratio_from_summaries(
-        warm_a.median_ms, warm_a.q1_ms, warm_a.q3_ms, warm_b.median_ms, warm_b.q1_ms, warm_b.q3_ms
+    return estimate_ratio(
+        [w.samples_ms for w in warm_a],
+        [w.samples_ms for w in warm_b],
+        [w.median_ms for w in warm_a],
+        [w.median_ms for w in warm_b],
+        alpha,
     )
 
 
-def _verdict(estimate: RatioEstimate | None, thresholds: Thresholds) -> str:
-    if estimate is None:
-        return "none"
-    if estimate.significant and estimate.ratio > 1.0 + thresholds.slower:
-        return "slower"
-    if estimate.significant and estimate.ratio < 1.0 / (1.0 + thresholds.slower):
-        return "faster"
-    return "same"
+def _more_runs(
+    case_id: str, key: CaseKey, runs: Sequence[tuple[CellSide, dict[str, CaseKey]]]
+) -> list[CaseRecord]:
+    """The passing records of ``case_id`` in further runs of one side whose plan compiled
+    the same case (code, seed; the runs' timing settings were checked): others are left out."""
+    out = []
+    for side, keys in runs:
+        record = side.records.get(case_id)
+        if record is not None and record.outcome == Outcome.PASS and keys.get(case_id) == key:
+            out.append(record)
+    return out
 
 
-def compare_cells(a: CellSide, b: CellSide, thresholds: Thresholds) -> CellComparison:
+def compare_cells(
+    a: CellSide,
+    b: CellSide,
+    thresholds: Thresholds,
+    more_a: Sequence[CellSide] = (),
+    more_b: Sequence[CellSide] = (),
+) -> CellComparison:
+    """Case by case; ``more_a``/``more_b`` are further runs of the same cell on each side,
+    whose samples join the first run's (verdicts over this comparison's cases alone: the
+    command decides again over every cell it compares)."""
     result = CellComparison(a, b, plan_differences(a, b))
     keys_a, keys_b = _case_keys(a), _case_keys(b)
     timing_differs = a.plan.timing != b.plan.timing
+    # Further runs count only where their timing settings are their first run's.
+    runs_a = [(s, _case_keys(s)) for s in more_a if s.plan.timing == a.plan.timing]
+    runs_b = [(s, _case_keys(s)) for s in more_b if s.plan.timing == b.plan.timing]
     unpaired: dict[str, int] = {}
 
     def skip(why: str) -> None:
@@ -278,7 +310,13 @@ def compare_cells(a: CellSide, b: CellSide, thresholds: Thresholds) -> CellCompa
             skip("not recorded in " + ("A" if record_a is None else "B"))
             continue
         both_pass = record_a.outcome == Outcome.PASS == record_b.outcome
-        estimate = _estimate(record_a, record_b, thresholds) if both_pass else None
+        estimate = None
+        if both_pass:
+            estimate = _estimate(
+                [record_a, *_more_runs(case_id, keys_a[case_id], runs_a)],
+                [record_b, *_more_runs(case_id, keys_b[case_id], runs_b)],
+                thresholds.alpha,
+            )
         result.cases.append(
             CaseComparison(
                 case_id,
@@ -293,10 +331,10 @@ def compare_cells(a: CellSide, b: CellSide, thresholds: Thresholds) -> CellCompa
                 if estimate and record_b.timing and record_b.timing.warm
                 else None,
                 estimate,
-                _verdict(estimate, thresholds),
             )
         )
     result.unpaired = unpaired
+    decide([result], thresholds)
     verdicts_a = function_outcomes(a.plan, list(a.records.values()))
     verdicts_b = function_outcomes(b.plan, list(b.records.values()))
     for key in sorted(set(verdicts_a) & set(verdicts_b), key=lambda k: (k[0], k[1] or "")):

@@ -3,9 +3,12 @@
 The archive is a plain tar of three members, in this order: ``export.json`` (what the
 image is: tag, id, lock hash, content key, base), ``lock.txt`` and ``image.tar`` (what
 ``docker save`` wrote). Both directions stream: the image never sits in memory whole.
-An import checks the image's hash before the engine sees it, never moves a tag that
-names another image, and checks the loaded image's id and labels against the archive's
-own account of it; a mismatch is one sentence, and what it loaded is taken back.
+Before the engine sees a byte, an import checks lock.txt against ``lock_sha256``, the
+image's hash, and every name the saved image lists (:mod:`.saved`): one image, under
+export.json's tag and no other, or the archive is refused whole. It never moves a tag that
+names another image, and checks the loaded image's id and labels against the archive's own
+account of it; a mismatch, or a cut or damaged archive, is one sentence, and what it loaded
+is taken back.
 """
 
 from __future__ import annotations
@@ -24,6 +27,7 @@ from typing import IO, Any
 from .. import __version__
 from ..errors import EnvironmentBuildError, UsageError
 from .build import LABEL, BuiltImage, ImageSpec, check_labels, image_labels
+from .saved import SavedImage, SavedImageDamaged, read_saved_image
 
 __all__ = ["ImportedImage", "export_image", "import_archive", "use_image"]
 
@@ -31,6 +35,8 @@ EXPORT_SCHEMA = 2
 CHUNK = 1 << 20
 #: export.json is a few hundred bytes; anything much larger is not ours.
 MAX_MANIFEST_BYTES = 64 << 10
+#: A full lock is tens of KB; a few MB is not a lock.
+MAX_LOCK_BYTES = 4 << 20
 _REQUIRED = ("tag", "id", "framework", "flavor", "profile", "lock_sha256", "image_sha256")
 
 
@@ -140,10 +146,66 @@ def _existing(client: Any, ref: str) -> Any:
         return None
 
 
+def _check_lock(tar: tarfile.TarFile, archive: Path, manifest: dict[str, Any]) -> None:
+    """lock.txt is the lock the image was built from: its hash must be export.json's."""
+    try:
+        member = tar.getmember("lock.txt")
+    except KeyError:
+        raise UsageError(f"{archive} holds no lock.txt; export the image again") from None
+    if not member.isfile() or member.size > MAX_LOCK_BYTES:
+        raise UsageError(f"{archive}: its lock.txt is not a lock; export the image again")
+    if hashlib.sha256(_open_member(tar, member).read()).hexdigest() != manifest["lock_sha256"]:
+        raise UsageError(
+            f"{archive}: its lock.txt does not hash to the lock_sha256 export.json names; the "
+            "archive was changed or damaged: export the image again"
+        )
+
+
+def _check_saved(archive: Path, saved: SavedImage, manifest: dict[str, Any]) -> None:
+    """The saved image must be export.json's one image under its one tag, unchanged."""
+    tag, image_id = manifest["tag"], manifest["id"]
+    if saved.sha256 != manifest["image_sha256"]:
+        raise UsageError(
+            f"{archive}: the image does not match its recorded hash; the archive is "
+            "damaged: export it again"
+        )
+    if saved.problems:
+        raise UsageError(f"{archive}: its image.tar is not one saved image ({saved.problems[0]})")
+    others = sorted(saved.names - {tag})
+    if others or tag not in saved.names:
+        listed = ", ".join(others[:3]) + (" ..." if len(others) > 3 else "")
+        raise UsageError(
+            f"{archive}: its image.tar would tag {listed or 'nothing'} besides or instead of "
+            f"{tag}, which export.json names; refused whole, nothing was loaded and no tag moved"
+        )
+    if saved.config_ids != [image_id]:
+        raise UsageError(
+            f"{archive}: its image.tar holds {len(saved.config_ids)} image(s), not the one "
+            f"export.json names ({image_id[7:19]}); refused, nothing was loaded"
+        )
+
+
 def import_archive(
     client: Any, archive: Path, note: Callable[[str], None] = lambda line: None
 ) -> ImportedImage:
-    """Load an archive made by :func:`export_image`, checked before and after the load."""
+    """Load an archive made by :func:`export_image`, checked before and after the load.
+
+    Everything is checked before the engine sees a byte: export.json, lock.txt against its
+    hash, and the saved image (its hash, and that it lists export.json's tag and no other).
+    A cut or damaged archive is one sentence.
+    """
+    try:
+        return _import(client, archive, note)
+    except (tarfile.TarError, EOFError, SavedImageDamaged) as exc:
+        raise UsageError(
+            f"{archive} is damaged or cut short ({str(exc)[:120] or type(exc).__name__}); "
+            "copy it again or export the image again"
+        ) from None
+    except OSError as exc:
+        raise UsageError(f"{archive} cannot be read ({exc.strerror or exc})") from None
+
+
+def _import(client: Any, archive: Path, note: Callable[[str], None]) -> ImportedImage:
     try:
         tar = tarfile.open(archive, "r:")
     except (OSError, tarfile.TarError) as exc:
@@ -153,16 +215,10 @@ def import_archive(
     with tar:
         manifest = _read_manifest(tar, archive)
         tag, image_id = manifest["tag"], manifest["id"]
+        _check_lock(tar, archive, manifest)
         member = _image_member(tar, archive)
-        # First pass: the hash, before the engine sees a byte of it.
-        digest = hashlib.sha256()
-        for _ in _chunks(_open_member(tar, member), digest):
-            pass
-        if digest.hexdigest() != manifest["image_sha256"]:
-            raise UsageError(
-                f"{archive}: the image does not match its recorded hash; the archive is "
-                "damaged: export it again"
-            )
+        # First pass: hash and names, before the engine sees a byte of it.
+        _check_saved(archive, read_saved_image(_open_member(tar, member)), manifest)
         here = _existing(client, tag)
         if here is not None:
             if str(here.id) == image_id:

@@ -55,6 +55,8 @@ class ImageSpec:
     base: str
     ca_bundle: Path | None
     find_links: Path | None
+    base_named: bool = False
+    """The user named the base (--base): it is used or refused, never replaced."""
     release_tag: str | None = None
     """``jax-0.6.2`` for a release's image (its lock is the release's); None for a profile's."""
 
@@ -169,6 +171,7 @@ def image_spec(
         base=base or profile.base[flavor],
         ca_bundle=ca_bundle if ca_bundle is not None else default_ca_bundle(),
         find_links=find_links,
+        base_named=base is not None,
     )
 
 
@@ -194,7 +197,8 @@ def _base(client: Any, name: str) -> BaseImage | None:
 
 
 def resolve_base(client: Any, spec: ImageSpec, note: Callable[[str], None]) -> BaseImage:
-    """The requested base, pulled if absent, else the local debootstrap one."""
+    """The requested base, pulled if absent; the profile's default base falls back to the
+    local debootstrap one, a base the user named (--base) is refused instead."""
     from docker.errors import APIError, ImageNotFound
 
     found = _base(client, spec.base)
@@ -207,6 +211,11 @@ def resolve_base(client: Any, spec: ImageSpec, note: Callable[[str], None]) -> B
     found = _base(client, spec.base)
     if found is not None:
         return found
+    if spec.base_named:
+        raise EnvironmentBuildError(
+            f"--base {spec.base} is not here and cannot be pulled; name a base image this "
+            f"engine has (`docker images`), or leave --base out for the profile's"
+        )
     local = _base(client, spec.profile.local_base)
     if local is not None:
         note(
@@ -330,9 +339,8 @@ def _build_failure(spec: ImageSpec, log_lines: list[str]) -> EnvironmentBuildErr
         )
         return EnvironmentBuildError(
             f"{match.group(1)} is served by no index this build can reach; put the wheel in a "
-            f"wheelhouse and pass --find-links DIR (or the framework's release index){nearest}",
-            log=tail_log,
-        )
+            f"wheelhouse and pass --find-links DIR (or the framework's release index){nearest}"
+        )  # the sentence names the wheel and the fix: the build log would only repeat it
     last = log_lines[-1] if log_lines else "no output"
     return EnvironmentBuildError(
         f"building {spec.repository} ({spec.environment}) failed: {last[:200]}; the last lines "

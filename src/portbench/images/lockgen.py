@@ -12,6 +12,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from ..errors import EnvironmentBuildError
+from .accelerator_locks import accelerator_current
 from .locks import load_lock, lock_path
 from .uvtool import run_uv, uv_reason
 
@@ -35,6 +36,10 @@ class LockInput:
     find_links: str | None = None
     indexes: tuple[tuple[str, str], ...] = ()
     """(package, index URL): packages that only that index serves (``# index:`` lines)."""
+    platform: str | None = None
+    """uv's ``--python-platform`` where it is not the profile's Linux (macOS locks)."""
+    env: tuple[tuple[str, str], ...] = ()
+    """Variables uv resolves under (``MACOSX_DEPLOYMENT_TARGET`` for macOS wheels' tags)."""
 
 
 @dataclass(frozen=True)
@@ -49,6 +54,8 @@ class CurrentLock:
     source: str
     find_links: str | None = None
     indexes: tuple[tuple[str, str], ...] = ()
+    platform: str | None = None
+    env: tuple[tuple[str, str], ...] = ()
 
     def requirements(self, version: str) -> tuple[str, ...]:
         return tuple(item.format(version=version) for item in self.template)
@@ -93,6 +100,19 @@ CURRENT: dict[tuple[str, str], CurrentLock] = {
         False,
         "tensorflow-tpu needs libtpu from Google's index at install time",
     ),
+    # AMD (rocm), Intel (xpu) and Apple (mps): their table says where each build comes from.
+    **accelerator_current(),
+    # Predicted cells (#30, docs/predictions.md): torch_xla on its CPU client, paired with
+    # the torch release of the same version (PyPI's CUDA build; setuptools: inductor
+    # imports it on Python 3.11), and TensorFlow's ordinary wheel, which declares its GPU
+    # kernels (tensorflow-cpu does not).
+    ("torch", "predict"): CurrentLock(
+        "torch-xla",
+        ("torch=={version}", "torch-xla=={version}", "numpy", "setuptools"),
+        True,
+        _PYPI + " (torch-xla {version} is the newest PyPI serves)",
+    ),
+    ("tensorflow", "predict"): CurrentLock("tensorflow", ("tensorflow=={version}",), True, _PYPI),
 }
 #: What ``current`` pinned when its locks were first written (used where a lock is missing).
 CURRENT_DEFAULTS = {
@@ -102,6 +122,7 @@ CURRENT_DEFAULTS = {
     "tensorflow-cpu": "2.20.0",
     "tensorflow": "2.20.0",
     "tensorflow-tpu": "2.20.0",
+    "tensorflow-rocm": "2.14.0.600",
 }
 
 
@@ -228,7 +249,27 @@ def _inputs() -> dict[tuple[str, str, str], LockInput]:
             current.source.format(version=version),
             find_links=current.find_links,
             indexes=current.indexes,
+            platform=current.platform,
+            env=current.env,
         )
+    table.update(_predict_inputs(pypi))
+    return table
+
+
+def _predict_inputs(pypi: str) -> dict[tuple[str, str, str], LockInput]:
+    """The paper profiles' environments of predicted cells (#30, docs/predictions.md);
+    ``current``'s are in :data:`CURRENT`, so ``portbench images refresh`` moves them."""
+    table: dict[tuple[str, str, str], LockInput] = {}
+    for profile in ("paper", "paper-nearest"):
+        table[(profile, "tensorflow", "predict")] = LockInput(
+            ("tensorflow==2.11.0", PAPER_NUMPY), "3.9", True, pypi
+        )
+    table[("paper-nearest", "torch", "predict")] = LockInput(
+        ("torch==2.1.0", "torch-xla==2.1.0", PAPER_NUMPY, "setuptools<70"),
+        "3.9",
+        True,
+        pypi + " (torch-xla 2.1.0 is the oldest PyPI serves; the study ran 1.12)",
+    )
     return table
 
 
@@ -283,7 +324,7 @@ def write_lock(
             "--python-version",
             spec.python,
             "--python-platform",
-            PLATFORMS[spec.python],
+            spec.platform or PLATFORMS[spec.python],
             "-o",
             str(out),
         ]
@@ -291,7 +332,7 @@ def write_lock(
             cmd += ["--find-links", spec.find_links]
         if torch_backend:
             cmd += ["--torch-backend", torch_backend]
-        proc = run_uv(cmd)
+        proc = run_uv(cmd, dict(spec.env))
         if proc.returncode != 0:
             raise EnvironmentBuildError(
                 f"resolving {path.name} ({profile}) failed: {uv_reason(proc.stderr)}",

@@ -3,8 +3,10 @@ portbench), else one on PATH."""
 
 from __future__ import annotations
 
+import os
 import shutil
 import subprocess
+from collections.abc import Mapping
 
 from ..errors import EnvironmentBuildError
 
@@ -29,11 +31,19 @@ def find_uv() -> str:
     return found
 
 
-def run_uv(args: list[str]) -> subprocess.CompletedProcess[str]:
-    """``uv ARGS``, its output captured; a hung resolution is one sentence."""
+def run_uv(
+    args: list[str], env: Mapping[str, str] | None = None
+) -> subprocess.CompletedProcess[str]:
+    """``uv ARGS``, its output captured, ``env`` added to this process's variables (a macOS
+    lock's ``MACOSX_DEPLOYMENT_TARGET``); a hung resolution is one sentence."""
     try:
         return subprocess.run(
-            [find_uv(), *args], capture_output=True, text=True, check=False, timeout=UV_TIMEOUT_S
+            [find_uv(), *args],
+            capture_output=True,
+            text=True,
+            check=False,
+            timeout=UV_TIMEOUT_S,
+            env={**os.environ, **env} if env else None,
         )
     except subprocess.TimeoutExpired:
         raise EnvironmentBuildError(

@@ -21,12 +21,22 @@ from .figures import write_figures
 from .latency import generation_pairs, latency_tables, version_tables
 from .load import Cell, load_cell, load_runs
 from .names import run_argument, tell_apart, with_label
+from .predicted import is_predicted, predicted_tables
 from .publish import CONTENTS, publish
 from .published import harness_cases, portbench_beside, published_outcomes, published_strata
 from .render import write_files, write_html
 from .study import default_archive, import_study, study_cells_dir
 from .study_latency import published_latency, study_quantity_beside
-from .tables import Table, cpu_too, curation, failures, portability, provenance, strata
+from .tables import (
+    Table,
+    cpu_too,
+    curation,
+    failure_categories,
+    failures,
+    portability,
+    provenance,
+    strata,
+)
 from .terminal import print_tables
 from .versions import release_tables
 
@@ -109,7 +119,10 @@ def register(subparsers: Any) -> None:
         "--report", type=Path, default=None, help="the report directory (default: report/)"
     )
     publish.add_argument(
-        "--out", type=Path, default=None, help="the archive (default: report-<date>.tar.gz)"
+        "--out",
+        type=Path,
+        default=None,
+        help="the archive (default: dist/report-<date>.tar.gz, git-ignored)",
     )
     publish.set_defaults(func=_publish)
 
@@ -146,6 +159,7 @@ def all_tables(cells: list[Cell]) -> list[Table]:
         published_strata(cells),
         harness_cases(cells),
         failures(cells),
+        failure_categories(cells),
         fallbacks(cells),
         fallback_cases(cells),
         cpu_too(cells),
@@ -191,21 +205,30 @@ def build_report(
     if loaded is not None and any(c.is_study for c in loaded):
         with_study = False
     cells = tell_apart(loaded if loaded is not None else load_labelled(runs, with_reference))
-    if not cells and not with_study:
+    if not cells and (runs or not with_study):
+        # Named folders without a cell are a mistake (a wrong path), never a study-only report.
+        where = ", ".join(str(r) for r in runs[:3]) if runs else "results/"
         raise ResultsError(
-            'no cells found; run `nox -s "bench(jax, cpu)"` first or pass run directories'
+            f"no portbench cells found in {where} (no cell directory with plan.json or "
+            'results.jsonl); pass run directories (results/<run-id>) or run `nox -s "bench(jax, '
+            'cpu)"` first'
         )
     # Cells from the store hold the study's too (placed last): they are not ours.
     ours = len(cells) - sum(c.is_study for c in cells) if loaded is not None else len(cells)
     if with_study:
         cells += study_cells(study)
+    # Predicted cells (#30), bench or census, are another kind of evidence: their own
+    # tables, never rows of the tables of observed cells.
+    predicted = [c for c in cells if is_predicted(c)]
+    cells = [c for c in cells if not is_predicted(c)]
+    ours -= len(predicted)
     # Census cells answer another question (every operator of a database, not the study's
     # sample): their own tables and heat map, never rows of the portability tables.
     censuses = [c for c in cells if is_census(c)]
     cells = [c for c in cells if not is_census(c)]
     ours -= len(censuses)
     census = census_tables(censuses)
-    tables = all_tables(cells)
+    tables = all_tables(cells) + predicted_tables(predicted, cells)
     written: list[Path] = []
     for table in tables + census:
         written += write_files(table, out / "tables")
@@ -224,6 +247,7 @@ def build_report(
         + (f"not complete: {', '.join(failed)}; " if failed else "all complete; ")
         + f"{damaged} unreadable result lines"
         + (f"; {len(censuses)} census cells (census.html)" if censuses else "")
+        + (f"; {len(predicted)} predicted cells, apart" if predicted else "")
     )
     written.append(write_html(tables, out, summary, [f for f in figures if f.suffix == ".svg"]))
     print_tables(tables, console, full, wide)
@@ -270,9 +294,9 @@ def _import_study(args: argparse.Namespace) -> int:
 
 def _publish(args: argparse.Namespace) -> int:
     folder = args.report or project_root() / "report"
-    archive = (
-        args.out or folder.parent / f"report-{time.strftime('%Y%m%d-%H%M%S', time.gmtime())}.tar.gz"
-    )
+    # dist/ is git-ignored: an archive never lands in the project's tracked tree.
+    stamp = time.strftime("%Y%m%d-%H%M%S", time.gmtime())
+    archive = args.out or project_root() / "dist" / f"report-{stamp}.tar.gz"
     result = publish(folder, archive)
     console = Console()
     console.print(f"{result.archive}: {result.files} files, sha256 of each in report/{CONTENTS}")

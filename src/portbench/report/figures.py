@@ -39,6 +39,9 @@ CATEGORY_COLORS = {
     "fallback": "#e377c2",
     "other": "#7f7f7f",
     "harness": "#17becf",
+    "placement": "#bcbd22",
+    "lowering": "#aec7e8",
+    "refusal": "#ffbb78",
 }
 
 
@@ -81,29 +84,59 @@ def portability_figure(table: Table, out: Path) -> list[Path]:
     return _save(fig, out, "portability")
 
 
-def failures_figure(cells: list[Cell], out: Path) -> list[Path]:
+def failure_counts(cells: list[Cell]) -> dict[str, Counter[str]]:
+    """Failed cases per category, per cell that has any (the latest run of each cell)."""
     counts = {
         c.name: Counter(str(r.category) for r in c.records if r.outcome == "fail")
         for c in latest_cells(cells)
     }
-    counts = {k: v for k, v in counts.items() if v}
-    if not counts:
-        return []
+    return {k: v for k, v in counts.items() if v}
+
+
+def draw_failures(counts: dict[str, Counter[str]]) -> Any:
+    """Small multiples: one panel per failure category, the cells down the side, each panel
+    on a linear scale from zero with its counts written on the bars.
+
+    Stacked bars on a log scale (as before) draw 10 cases half as long as 130 and make the
+    upper segments' lengths meaningless; panels of their own keep every length proportional
+    within a category, and the written counts carry the comparison across categories. No
+    legend is needed (each panel is titled), so none can cover an axis label.
+    """
     plt = _plt()
+    from matplotlib.ticker import MaxNLocator
+
     names = sorted(counts)
-    fig, ax = plt.subplots(figsize=(8, 0.3 * len(names) + 1.5))
-    left = [0] * len(names)
-    for category, color in CATEGORY_COLORS.items():
+    present = [c for c in CATEGORY_COLORS if any(counts[n][c] for n in names)]
+    columns = min(3, len(present))
+    rows = math.ceil(len(present) / columns)
+    fig, axes = plt.subplots(
+        rows,
+        columns,
+        figsize=(3.2 * columns + 1.6, (0.22 * len(names) + 1.0) * rows),
+        sharey=True,
+        squeeze=False,
+    )
+    for index, category in enumerate(present):
+        ax = axes[index // columns][index % columns]
         values = [counts[n][category] for n in names]
-        if any(values):
-            ax.barh(names, values, left=left, color=color, label=category)
-            left = [a + b for a, b in zip(left, values)]
-    ax.set_xscale("symlog")
-    ax.set_xlabel("failed cases (symmetric log scale)")
-    ax.tick_params(axis="y", labelsize=7)
-    ax.legend(fontsize=7, ncol=4, loc="upper center", bbox_to_anchor=(0.5, -0.12))
-    ax.set_title("Failures by category (Figure 6)")
-    return _save(fig, out, "failures")
+        bars = ax.barh(names, values, color=CATEGORY_COLORS[category])
+        ax.bar_label(bars, labels=[str(v) if v else "" for v in values], fontsize=6, padding=2)
+        ax.set_xlim(0, max(values) * 1.25)
+        ax.xaxis.set_major_locator(MaxNLocator(integer=True))
+        ax.set_title(category, fontsize=9)
+        ax.set_xlabel("failed cases", fontsize=7)
+        ax.tick_params(axis="both", labelsize=7)
+    for index in range(len(present), rows * columns):
+        axes[index // columns][index % columns].set_visible(False)
+    axes[0][0].invert_yaxis()  # shared: the cells read top-down in name order
+    fig.suptitle("Failures by category (Figure 6): one panel per category, linear scales")
+    fig.tight_layout()
+    return fig
+
+
+def failures_figure(cells: list[Cell], out: Path) -> list[Path]:
+    counts = failure_counts(cells)
+    return _save(draw_failures(counts), out, "failures") if counts else []
 
 
 STRATA = ["top20", "1|2", *(str(i) for i in range(1, 11))]

@@ -10,19 +10,15 @@ archive only, so a read-only report folder can be published.
 
 from __future__ import annotations
 
-import gzip
 import hashlib
-import io
 import json
-import os
 import stat
-import tarfile
-import tempfile
 from dataclasses import dataclass
 from pathlib import Path
+from typing import IO
 
 from ..errors import ResultsError
-from ..writable import cannot_write, require_writable
+from ..tarpack import archive_file, reproducible_tar
 
 __all__ = ["ARCHIVE_ROOT", "CONTENTS", "PublishResult", "publish"]
 
@@ -36,23 +32,6 @@ class PublishResult:
     archive: Path
     files: int
     links_left_out: list[str]
-
-
-def _mtime() -> int:
-    """The one mtime of every member: reproducible builds' convention, else the epoch."""
-    value = os.environ.get("SOURCE_DATE_EPOCH", "")
-    return int(value) if value.isdigit() else 0
-
-
-def _info(name: str, kind: bytes, size: int, mtime: int) -> tarfile.TarInfo:
-    info = tarfile.TarInfo(name)
-    info.type = kind
-    info.size = size
-    info.mode = 0o755 if kind == tarfile.DIRTYPE else 0o644
-    info.mtime = mtime
-    info.uid = info.gid = 0
-    info.uname = info.gname = ""
-    return info
 
 
 def _walk(folder: Path) -> tuple[list[str], list[str], list[str]]:
@@ -73,25 +52,20 @@ def _walk(folder: Path) -> tuple[list[str], list[str], list[str]]:
     return sorted(dirs), sorted(files), sorted(other)
 
 
-def write_archive(folder: Path, handle: io.BufferedIOBase) -> tuple[int, list[str]]:
+def write_archive(folder: Path, handle: IO[bytes]) -> tuple[int, list[str]]:
     """The reproducible archive of ``folder`` onto ``handle``; (files packed, links left out)."""
-    mtime = _mtime()
     dirs, files, other = _walk(folder)
     contents: dict[str, str] = {}
-    # filename="" and mtime: the gzip header otherwise holds the archive's name and the time.
-    gz = gzip.GzipFile(filename="", mode="wb", fileobj=handle, mtime=mtime)
-    with gz, tarfile.open(fileobj=gz, mode="w", format=tarfile.PAX_FORMAT) as tar:
-        tar.addfile(_info(ARCHIVE_ROOT, tarfile.DIRTYPE, 0, mtime))
+    with reproducible_tar(handle) as tar:
+        tar.add_folder(ARCHIVE_ROOT)
         for name in dirs:
-            tar.addfile(_info(f"{ARCHIVE_ROOT}/{name}", tarfile.DIRTYPE, 0, mtime))
+            tar.add_folder(f"{ARCHIVE_ROOT}/{name}")
         for name in files:
             data = (folder / name).read_bytes()
             contents[name] = hashlib.sha256(data).hexdigest()
-            info = _info(f"{ARCHIVE_ROOT}/{name}", tarfile.REGTYPE, len(data), mtime)
-            tar.addfile(info, io.BytesIO(data))
+            tar.add_file(f"{ARCHIVE_ROOT}/{name}", data)
         listing = (json.dumps({"schema": 1, "files": contents}, indent=2) + "\n").encode()
-        info = _info(f"{ARCHIVE_ROOT}/{CONTENTS}", tarfile.REGTYPE, len(listing), mtime)
-        tar.addfile(info, io.BytesIO(listing))
+        tar.add_file(f"{ARCHIVE_ROOT}/{CONTENTS}", listing)
     return len(files), other
 
 
@@ -101,18 +75,6 @@ def publish(folder: Path, archive: Path) -> PublishResult:
         raise ResultsError(f"{folder} holds no report; run `portbench report` first")
     if archive.resolve().is_relative_to(folder.resolve()):
         raise ResultsError(f"{archive} is inside the report it packs; {_HINT} outside {folder}")
-    require_writable(archive.parent, _HINT)
-    fd, temporary = tempfile.mkstemp(prefix=f".{archive.name}.", dir=archive.parent)
-    try:
-        with os.fdopen(fd, "wb") as handle:
-            files, other = write_archive(folder, handle)
-            # mkstemp makes it 0600; the mode is set on the open file, never by path.
-            os.fchmod(handle.fileno(), 0o644)
-        os.replace(temporary, archive)
-    except OSError as exc:
-        Path(temporary).unlink(missing_ok=True)
-        raise cannot_write(archive, exc, _HINT) from None
-    except BaseException:
-        Path(temporary).unlink(missing_ok=True)
-        raise
+    with archive_file(archive, _HINT) as handle:
+        files, other = write_archive(folder, handle)
     return PublishResult(archive, files, other)

@@ -12,6 +12,7 @@ from typing import Any
 
 from tabulate import tabulate
 
+from .markdown import md_prose, md_table
 from .tables import Table
 from .wrap import pieces
 
@@ -28,12 +29,10 @@ def write_files(table: Table, out: Path) -> list[Path]:
     rows = [[_cell(v) for v in row] for row in table.rows]
     paths = []
     md = out / f"{table.name}.md"
-    # A '|' in a cell (an error message: "Tensor | None") would end the cell early in a
-    # Markdown table; escaped, it reads as itself.
-    md_rows = [[value.replace("|", "\\|") for value in row] for row in rows]
+    # Cells hold case messages: written inert (no HTML, no '|' ending a cell early).
     md.write_text(
-        f"## {table.title}\n\n{tabulate(md_rows, table.headers, tablefmt='github')}\n\n"
-        f"{table.note}\n",
+        f"## {md_prose(table.title)}\n\n{md_table(rows, table.headers)}\n\n"
+        f"{md_prose(table.note)}\n",
         encoding="utf-8",
     )
     tex = out / f"{table.name}.tex"

@@ -45,7 +45,7 @@ from portbench_runner.contract import (
     member,
 )
 
-from ..paths import project_root, state_dir
+from ..paths import manifests_dir, project_root, state_dir
 from ..rules import load_rules
 from .harness import HarnessRule, harness_rule_for, load_harness_rules
 from .study_sources import (
@@ -68,8 +68,13 @@ __all__ = [
 COMMIT = "b220f30acd8c27b9389d5e5800328ca825e7ec9e"
 #: Raised whenever the importer writes other cells from the same input, so that a cache of
 #: cells written by an older importer is never read as the study (3: study plans are a
-#: kind of their own, ``study-plan``; every record is written through the contract).
-IMPORTER_VERSION = 3
+#: kind of their own, ``study-plan``; every record is written through the contract. 4:
+#: failures are categorized from their whole message and pytest's exception lines, kept in
+#: ``error.traceback``).
+IMPORTER_VERSION = 4
+#: How much of a failure's text the rules read, and how much of it a record keeps.
+CLASSIFY_CHARS = 64_000
+KEPT_CHARS = 4000
 UNRECORDED = "the study kept no test report for this device: outcome unknown"
 
 _DEVICE_SUFFIX = re.compile(r"_(cuda|xla|cpu)(?=_|$)")
@@ -90,14 +95,29 @@ def default_archive() -> Path:
     return project_root() / "paper" / f"study-timings-{COMMIT[:7]}.tar.xz"
 
 
+def _category_sources() -> list[Path]:
+    """Every file whose content decides an imported record's category: the harness rules,
+    each framework's failure rules and the runner's matcher that applies them (the module
+    this process imports, which is the one the importer runs)."""
+    matcher = _load_classifier().__file__
+    return [
+        project_root() / "paper" / "harness.toml",
+        *(manifests_dir() / fw / "rules.toml" for fw in sorted(TEST_DIRS)),
+        Path(matcher or "classify.py"),
+    ]
+
+
 def study_cells_dir(archive: Path) -> Path:
-    """Where the cells imported from ``archive`` are cached (keyed by its content, the
-    importer's version and the harness rules)."""
+    """Where the cells imported from ``archive`` are cached: keyed by its content, the
+    importer's version, and every file that decides a record's category (the harness rules,
+    the frameworks' rules, the matcher), so a rule edit reaches the study's cells too."""
     digest = hashlib.sha256(archive.read_bytes())
     digest.update(f"importer {IMPORTER_VERSION}".encode())
-    rules = project_root() / "paper" / "harness.toml"
-    if rules.exists():
-        digest.update(rules.read_bytes())
+    for path in _category_sources():
+        # The name as well as the bytes: a file that goes missing changes the key too.
+        digest.update(f"\0{path.parent.name}/{path.name}\0".encode())
+        if path.exists():
+            digest.update(path.read_bytes())
     return state_dir() / "study" / digest.hexdigest()[:12]
 
 
@@ -115,8 +135,16 @@ def _study_functions(framework: str) -> list[dict[str, str]]:
         return [r for r in csv.DictReader(handle) if r["framework"] == framework]
 
 
-def _failure(test: dict[str, object]) -> tuple[str, list[str], str] | None:
-    """(stage, exception type names, message) of the first failed phase, or None."""
+def _exception_lines(longrepr: object) -> str:
+    """The ``E`` lines of pytest's report of a failure: every exception it printed, the
+    chain included (the error a comparison helper raised inside, say), without the code."""
+    lines = [line[1:].strip() for line in str(longrepr or "").splitlines() if line[:1] == "E"]
+    return "\n".join(line for line in lines if line)[-CLASSIFY_CHARS:]
+
+
+def _failure(test: dict[str, object]) -> tuple[str, list[str], str, str] | None:
+    """(stage, exception type names, message, pytest's exception lines) of the first failed
+    phase, or None."""
     for stage in ("setup", "call", "teardown"):
         phase = member(test, stage)
         if phase.get("outcome") == "failed":
@@ -124,7 +152,8 @@ def _failure(test: dict[str, object]) -> tuple[str, list[str], str] | None:
             message = str(crash.get("message") or phase.get("longrepr") or "")
             head, sep, _ = message.partition(": ")
             names = [head.rsplit(".", 1)[-1]] if sep and re.fullmatch(r"[\w.]+", head) else []
-            return ("setup" if stage == "setup" else "call"), names, message
+            lines = _exception_lines(phase.get("longrepr"))
+            return ("setup" if stage == "setup" else "call"), names, message, lines
     return None
 
 
@@ -192,26 +221,34 @@ def _outcome_fields(
                 # failed (its summary counts them failed); the study's tables read the listed
                 # outcome, and so does the recount, with the failure kept beside it.
                 fields["study_outcome"] = "passed (listed so; its call phase failed)"
-                fields["error"] = {"type": None, "message": failure[2][:4000]}
+                fields["error"] = {"type": None, "message": failure[2][:KEPT_CHARS]}
         elif outcome == "failed":
-            stage, names, message = failure or ("call", [], "")
-            category, rule_id = classifier.classify_names(names, message, stage, rules)
+            stage, names, message, lines = failure or ("call", [], "", "")
+            # The rules read the whole message and the exception lines: a placement error
+            # may sit past the first 4000 characters of a graph's trace, or inside the
+            # exception a comparison helper raised while comparing.
+            text = f"{message[:CLASSIFY_CHARS]}\n{lines}"
+            category, rule_id = classifier.classify_names(names, text, stage, rules)
             fields.update(
                 outcome="fail",
                 reason=None,
                 stage=stage,
                 category=category,
                 rule=rule_id,
-                error={"type": names[0] if names else None, "message": message[:4000]},
+                error={
+                    "type": names[0] if names else None,
+                    "message": message[:KEPT_CHARS],
+                    "traceback": lines[-KEPT_CHARS:],
+                },
             )
         elif outcome in ("skipped", "xfailed"):
             fields.update(reason=_skip_reason(test))
         elif outcome == "error":
-            _, names, message = failure or ("call", [], "")
+            _, names, message, _lines = failure or ("call", [], "", "")
             fields.update(
                 outcome="error",
                 reason="the study's test errored outside the function (pytest error)",
-                error={"type": names[0] if names else None, "message": message[:4000]},
+                error={"type": names[0] if names else None, "message": message[:KEPT_CHARS]},
             )
         else:
             fields["reason"] = f"the report gives the outcome {outcome!r}"

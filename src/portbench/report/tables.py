@@ -11,17 +11,20 @@ from portbench_runner.contract import StrEnum
 
 from ..outcomes import FUNCTION_OUTCOMES, OUTCOME_LABELS
 from ..paths import project_root
-from ..results import Category, Outcome
+from ..results import Category, Outcome, StudyRecord
 from .load import Cell
 
 __all__ = [
+    "NO_OUTCOMES",
     "Table",
     "cpu_too",
     "curation",
+    "failure_categories",
     "failures",
     "portability",
     "provenance",
     "strata",
+    "without_outcomes",
 ]
 
 
@@ -32,6 +35,17 @@ class Table:
     headers: list[str]
     rows: list[list[Any]] = field(default_factory=list)
     note: str = ""
+
+
+#: The status of a cell whose records hold no outcome (a study device without a test report).
+NO_OUTCOMES = "no outcomes"
+
+
+def without_outcomes(cell: Cell) -> bool:
+    """Every record of ``cell`` says its outcome is unknown (the study kept no report)."""
+    return bool(cell.records) and all(
+        isinstance(r, StudyRecord) and r.study_outcome == "unrecorded" for r in cell.records
+    )
 
 
 def _value(member: StrEnum | None) -> str | None:
@@ -58,15 +72,18 @@ def portability(cells: list[Cell]) -> Table:
     for cell in cells:
         counts = Counter(cell.function_outcomes().values())
         total = sum(counts.values())
+        # A study device whose test report the study did not keep has timings and no
+        # outcome at all: that is "no outcomes", never a complete cell at 0% pass.
+        blind = without_outcomes(cell)
         pct = [
-            f"{100 * counts[k] / total:.0f}%" if total else "-"
+            f"{100 * counts[k] / total:.0f}%" if total and not blind else "-"
             for k in ("pass", "partial", "complete")
         ]
         table.rows.append(
             [
                 cell.name,
                 cell.device_name,
-                cell.status,
+                NO_OUTCOMES if blind else cell.status,
                 total,
                 *(counts[k] for k in FUNCTION_OUTCOMES),
                 *pct,
@@ -121,6 +138,31 @@ def failures(cells: list[Cell]) -> Table:
     return table
 
 
+def failure_categories(cells: list[Cell]) -> Table:
+    """Why each cell's cases failed: per cell the failed cases, how many no rule explains
+    (`other`, listed in `curation`) and their share, and the named categories."""
+    table = Table(
+        "failures-categories",
+        "Failures by category per cell (why)",
+        ["cell", "failed", "other", "other %", "named categories"],
+        note="`other` is what no rule of manifests/<framework>/rules.toml (or the study's "
+        "paper/harness.toml) explains; each such case is listed in `curation`.",
+    )
+    for cell in cells:
+        counts = Counter(
+            _value(r.category) or "none" for r in cell.records if r.outcome is Outcome.FAIL
+        )
+        failed = sum(counts.values())
+        if not failed:
+            continue
+        other = counts.pop(Category.OTHER.value, 0)
+        named = ", ".join(
+            f"{c} {n}" for c, n in sorted(counts.items(), key=lambda kv: (-kv[1], kv[0]))
+        )
+        table.rows.append([cell.name, failed, other, f"{100 * other / failed:.1f}%", named or "-"])
+    return table
+
+
 def cpu_too(cells: list[Cell]) -> Table:
     """Cases that failed on an accelerator and on the framework's CPU in the same worker:
     shown apart, never counted as the accelerator's portability failures."""
@@ -156,10 +198,13 @@ def curation(cells: list[Cell]) -> Table:
         ["cell", "case", "outcome", "message"],
     )
     for cell in cells:
-        if cell.is_study:
-            continue  # the study's own failures are its data, not cases to curate
+        study = cell.is_study
         for r in cell.records:
-            if r.outcome is Outcome.ERROR or r.category is Category.OTHER:
+            # The study's errors are its data, but its unexplained failures are gaps of our
+            # rules, curated like our own.
+            if (r.outcome is Outcome.ERROR and not study) or (
+                r.outcome is Outcome.FAIL and r.category is Category.OTHER
+            ):
                 message = r.message.splitlines()
                 table.rows.append(
                     [cell.name, r.case, r.outcome.value, message[0][:160] if message else ""]

@@ -23,6 +23,7 @@ SUMMARY_TABLES = (
     "portability",
     "published-outcomes",
     "failures",
+    "failures-categories",
     "fallbacks",
     "latency-summary",
     "published-latency",

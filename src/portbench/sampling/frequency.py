@@ -18,6 +18,7 @@ from typing import Any
 from rich.console import Console
 from rich.progress import Progress, SpinnerColumn, TextColumn, TimeElapsedColumn
 
+from ..documents import check_document
 from ..errors import ResultsError, UsageError
 from .corpus import CorpusSource, file_sha256
 from .enumerate import Enumeration
@@ -233,13 +234,16 @@ def load_frequency(path: Path) -> Frequency:
         raise UsageError(
             f"{path}: not JSON, so not a frequency file; pass the output of portbench frequency"
         ) from None
-    if not isinstance(doc, dict) or doc.get("kind") != "frequency":
-        raise UsageError(f"{path}: not a frequency file; pass the output of portbench frequency")
-    if doc.get("schema") != FREQUENCY_SCHEMA:
-        raise ResultsError(
-            f"{path}: frequency schema {doc.get('schema')!r} is not {FREQUENCY_SCHEMA}; "
-            "upgrade portbench or regenerate the file"
-        )
+    doc = check_document(
+        doc,
+        path,
+        "frequency",
+        FREQUENCY_SCHEMA,
+        "frequency file",
+        hint="pass the output of portbench frequency",
+        schema_hint="upgrade portbench or regenerate the file",
+        schema_error=ResultsError,
+    )
     try:
         names = tuple(
             NameFrequency(str(r["name"]), str(r["kind"]), int(r["uses"]), int(r["identifier_uses"]))

@@ -19,6 +19,7 @@ from typing import Any
 
 from packaging.version import InvalidVersion, Version
 
+from ..documents import check_document
 from ..errors import UsageError
 
 __all__ = [
@@ -156,13 +157,9 @@ def load_map(path: Path) -> ApiMap:
         raise UsageError(
             f"{path}: not a readable API map ({exc}); rebuild it with portbench scan-map"
         ) from None
-    if not isinstance(doc, dict) or doc.get("kind") != "scan-map":
-        raise UsageError(f"{path}: not an API map; rebuild it with portbench scan-map")
-    if doc.get("schema") != MAP_SCHEMA:
-        raise UsageError(
-            f"{path}: API map schema {doc.get('schema')!r} is not {MAP_SCHEMA}; "
-            "rebuild it with portbench scan-map"
-        )
+    doc = check_document(
+        doc, path, "scan-map", MAP_SCHEMA, "API map", hint="rebuild it with portbench scan-map"
+    )
     try:
         names, classes, ops, returns = doc["names"], doc["classes"], doc["ops"], doc["returns"]
         # The shapes are checked on one entry of each table: the file is ours (written by

@@ -61,10 +61,15 @@ def register(subparsers: Any) -> None:
         action="extend",
         type=Path,
         metavar="DIR",
-        help="run directories to read evidence from (default: results/)",
+        help="run directories to read evidence from (default: the store at "
+        "results/store.duckdb if there is one, else results/)",
     )
     scan.add_argument(
-        "--store", type=Path, metavar="FILE", help="read evidence from a portbench store (issue 29)"
+        "--store",
+        type=Path,
+        metavar="FILE",
+        help="read evidence from a store portbench ingest made "
+        "(default: results/store.duckdb if there is one)",
     )
     scan.add_argument(
         "--maps",
@@ -179,12 +184,28 @@ def _maps(folder: Path | None, releases: ReleaseChoice) -> dict[str, ApiMap]:
 
 
 def _source(args: argparse.Namespace) -> EvidenceSource:
-    if args.store is not None:
+    """``--store FILE``, ``--runs DIR...``, else the store at results/store.duckdb where
+    there is one, else results/ (never both: a cell in each would count twice)."""
+    if args.runs and args.store is None:
+        return RunDirectories(list(args.runs))
+    # DuckDB (a fifth of a second to import) only where a store may be read.
+    from ..store.db import default_store
+    from .stored import StoreEvidence
+
+    if args.store is not None and args.runs:
         raise UsageError(
-            f"--store {args.store}: this portbench has no store yet (issue 29); "
-            "pass run directories with --runs instead"
+            "pass --store or --runs, not both: a cell ingested into the store and still in "
+            "its run directory would count twice"
         )
-    return RunDirectories(list(args.runs) if args.runs else [results_dir()])
+    if args.store is not None:
+        if not args.store.is_file():
+            raise UsageError(
+                f"--store {args.store}: there is no store there; make one with "
+                "portbench ingest RUN_DIR --store FILE"
+            )
+        return StoreEvidence(args.store)
+    store = default_store()
+    return StoreEvidence(store) if store.is_file() else RunDirectories([results_dir()])
 
 
 def _targets(requested: list[str] | None, judge: Judge, frameworks: list[str]) -> list[str]:
@@ -212,6 +233,7 @@ def run_scan(args: argparse.Namespace) -> tuple[ScanReport, int]:
         max_file_bytes=args.max_file_bytes,
     )
     baseline = read_baseline(args.baseline) if args.baseline else frozenset()
+    source = _source(args)  # before the project is read: a wrong --store costs nothing
     maps = _maps(args.maps, releases)
     result = scan_project(
         discovery,
@@ -224,7 +246,6 @@ def run_scan(args: argparse.Namespace) -> tuple[ScanReport, int]:
         ),
     )
     evidence_started = time.perf_counter()
-    source = _source(args)
     judge = Judge(
         source,
         maps,
@@ -233,7 +254,7 @@ def run_scan(args: argparse.Namespace) -> tuple[ScanReport, int]:
         frozenset(args.dtypes) if args.dtypes else None,
     )
     frameworks = sorted({u.framework for u in result.uses})
-    judge.load(frameworks)
+    judge.load(frameworks, result.uses)
     evidence_s = time.perf_counter() - evidence_started
     targets = _targets(args.target, judge, frameworks)
     findings = build_findings(result.uses, result.by_rel, judge, targets, baseline)

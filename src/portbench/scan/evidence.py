@@ -8,9 +8,9 @@ kernel registry or a database says so): the contract's :class:`EvidenceKind`, re
 each typed record. Kinds are never merged: a verdict is reached from
 one kind at a time, and the others are reported beside it.
 
-A source is anything with the three methods of :class:`EvidenceSource`: today the run
-directories (cells, census cells, imported study cells); the store of issue 29 plugs in
-the same way.
+A source is anything with the methods of :class:`EvidenceSource`: the run directories
+(cells, census cells, imported study cells) and the store of issue 29, which narrows each
+query to the functions a project reaches.
 """
 
 from __future__ import annotations
@@ -20,6 +20,7 @@ from collections.abc import Iterable
 from dataclasses import dataclass
 from typing import Protocol
 
+from portbench_runner.adapters.base import DTYPE_NAMES
 from portbench_runner.contract import EvidenceKind
 
 __all__ = [
@@ -32,23 +33,9 @@ __all__ = [
 ]
 
 
-DTYPES = (
-    "bool",
-    "uint8",
-    "uint16",
-    "uint32",
-    "uint64",
-    "int8",
-    "int16",
-    "int32",
-    "int64",
-    "float16",
-    "bfloat16",
-    "float32",
-    "float64",
-    "complex64",
-    "complex128",
-)
+#: The dtypes a case name may name: the runner's portable names, and the wider unsigned
+#: integers that some cases (tf.cast's, say) make with the framework itself.
+DTYPES = (*DTYPE_NAMES, "uint16", "uint32", "uint64")
 _DTYPE = re.compile(
     r"(?<![a-z0-9])(" + "|".join(sorted(DTYPES, key=len, reverse=True)) + r")(?![a-z0-9])"
 )
@@ -123,8 +110,17 @@ class EvidenceSource(Protocol):
         """One phrase: what this source read (for the report's header)."""
         ...
 
+    def functions(self, framework: str) -> set[str]:
+        """Every function of ``framework`` with function-level evidence (scanner spelling)."""
+        ...
+
+    def held(self, framework: str) -> set[tuple[str, str]]:
+        """(accelerator, release) of every cell of ``framework`` the source holds."""
+        ...
+
     def cases(self, framework: str, functions: Iterable[str] | None = None) -> list[CaseEvidence]:
-        """Function-level evidence of ``framework``."""
+        """Function-level evidence of ``framework`` (of ``functions``, in the scanner's
+        spelling, where given)."""
         ...
 
     def operators(

@@ -33,7 +33,14 @@ from ..report.census import census_cases, is_census
 from ..report.load import Cell, find_cells, load_cell
 from .evidence import CaseEvidence, OperatorEvidence, public_release
 
-__all__ = ["CellEvidence", "ManifestNames", "RunDirectories", "record_kind", "scanner_name"]
+__all__ = [
+    "CellEvidence",
+    "ManifestNames",
+    "RunDirectories",
+    "record_kind",
+    "scanner_name",
+    "speaks_for",
+]
 
 #: How the manifests and the study abbreviate a framework's root module.
 ABBREVIATIONS = {"tf.": "tensorflow.", "np.": "numpy."}
@@ -43,6 +50,17 @@ SOFT_PLACEMENT = "study-soft"
 MESSAGE_CHARS = 300
 #: Census case ids (``census:<operator>::<dtype>``): operator-level, never a function's case.
 CENSUS_PREFIX = "census:"
+#: A predicted (or declared) cell's id names its target so: ``jax/tpu-predicted/current``
+#: (issue 30), never the id of an observed cell.
+PREDICTED_SUFFIX = "-predicted"
+
+
+def speaks_for(accelerator: str, kind: EvidenceKind) -> str:
+    """The target a piece of evidence speaks for: a predicted or declared cell's target
+    without the suffix its id carries; an observed cell's own accelerator."""
+    if kind is EvidenceKind.OBSERVED:
+        return accelerator
+    return accelerator.removesuffix(PREDICTED_SUFFIX)
 
 
 def scanner_name(name: str) -> str:
@@ -95,6 +113,18 @@ class CellEvidence:
     problems: list[str] = field(default_factory=list)
     cells: int = 0
 
+    def cases(self, framework: str) -> list[CaseEvidence]:
+        return list(self._cases.get(framework, ()))
+
+    def operators(self, framework: str) -> list[OperatorEvidence]:
+        return list(self._operators.get(framework, ()))
+
+    def functions(self, framework: str) -> set[str]:
+        return {case.function for case in self._cases.get(framework, ())}
+
+    def held(self, framework: str) -> set[tuple[str, str]]:
+        return set(self._held.get(framework, ()))
+
     def add(self, cell: Cell, cases: bool = True, operators: bool = True) -> None:
         """Read ``cell``'s evidence: its cases (``cases``), its census pairs (``operators``)."""
         if isinstance(cell.plan, Plan) and cell.plan.is_mutation:
@@ -113,7 +143,8 @@ class CellEvidence:
             self.problems.append(skipped)
         release = public_release(cell.env.framework_version if cell.env is not None else "")
         self.cells += 1
-        self._held.setdefault(framework, set()).add((accelerator, release))
+        kind = cell.plan.evidence_kind if isinstance(cell.plan, Plan) else EvidenceKind.OBSERVED
+        self._held.setdefault(framework, set()).add((speaks_for(accelerator, kind), release))
         if is_census(cell):
             if operators:
                 self._census(cell, framework, accelerator, release)
@@ -130,14 +161,16 @@ class CellEvidence:
             study = isinstance(record, StudyRecord)
             # Two test files of the study can hold a test of one name: its key is unique.
             case = record.key if isinstance(record, StudyRecord) else record.case
+            kind = record_kind(record)
+            on = accelerator if study else (record.accelerator or accelerator)
             out.append(
                 CaseEvidence(
                     framework=framework,
                     function=scanner_name(record.function),
                     case=case,
-                    accelerator=accelerator if study else (record.accelerator or accelerator),
+                    accelerator=speaks_for(on, kind),
                     release=release,
-                    kind=record_kind(record),
+                    kind=kind,
                     outcome=record.outcome.value,
                     category=record.category.value if record.category is not None else None,
                     fallback=record.fallback_marked,
@@ -161,7 +194,7 @@ class CellEvidence:
                     framework=framework,
                     operator=case.operator,
                     dtype=case.dtype,
-                    accelerator=accelerator,
+                    accelerator=speaks_for(accelerator, kind),
                     release=release,
                     kind=kind,
                     support=case.support,
@@ -192,15 +225,23 @@ class RunDirectories:
         names = ", ".join(str(p) for p in self.paths) or "no folder"
         return f"run directories ({names}): {self.cells} cell(s)"
 
+    def functions(self, framework: str) -> set[str]:
+        self._load()
+        return self._read.functions(framework)
+
+    def held(self, framework: str) -> set[tuple[str, str]]:
+        self._load()
+        return self._read.held(framework)
+
     def cases(self, framework: str, functions: Iterable[str] | None = None) -> list[CaseEvidence]:
         self._load()
-        return list(self._read._cases.get(framework, ()))
+        return self._read.cases(framework)
 
     def operators(
         self, framework: str, operators: Iterable[str] | None = None
     ) -> list[OperatorEvidence]:
         self._load()
-        return list(self._read._operators.get(framework, ()))
+        return self._read.operators(framework)
 
     def _load(self) -> None:
         if self._loaded:

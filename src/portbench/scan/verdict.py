@@ -114,14 +114,23 @@ class Judge:
     _generic: dict[str, str] = field(default_factory=dict)
     _memo: dict[tuple[str, str, str], Verdict] = field(default_factory=dict)
 
-    def load(self, frameworks: Iterable[str]) -> None:
-        """Index the evidence of ``frameworks`` by canonical API and by operator."""
+    def load(self, frameworks: Iterable[str], uses: Iterable[Use] | None = None) -> None:
+        """Index the evidence of ``frameworks`` by canonical API and by operator; with
+        ``uses``, the source is asked only for the functions those uses reach (a store
+        answers with its index; every other verdict would be the same)."""
         self._generic = {ident: acc.generic for ident, acc in load_accelerators().items()}
+        used: dict[str, set[str]] | None = None
+        if uses is not None:
+            used = defaultdict(set)
+            for use in uses:
+                if use.canonical is not None:
+                    used[use.framework].add(use.canonical)
         for framework in frameworks:
             api = self.maps.get(framework)
             patterns: list[str] = []
             releases = self._releases.setdefault(framework, set())
-            for case in self.source.cases(framework):
+            wanted = None if used is None else self._wanted(framework, used[framework])
+            for case in self.source.cases(framework, wanted):
                 if case.outcome not in ("pass", "fail"):
                     continue
                 if self.dtypes is not None and case.dtype not in (None, *self.dtypes):
@@ -151,6 +160,22 @@ class Judge:
                     continue
                 releases.add((op.accelerator, op.release))
                 self._ops.setdefault((framework, op.operator), []).append(op)
+            # Releases and targets are every cell's the source holds for the framework,
+            # whatever the project reaches: the default release is the newest it holds.
+            # Asked last: a store reads its cells on the first question, narrowed by it.
+            releases.update(self.source.held(framework))
+
+    def _wanted(self, framework: str, canonicals: set[str]) -> set[str]:
+        """The functions the source holds evidence for that reach one of ``canonicals``,
+        decided as :meth:`load` indexes them: through the map's lookup (aliases and
+        inherited members included); a pattern (``jax.scipy.stats.*.cdf``) always."""
+        api = self.maps.get(framework)
+        wanted = set()
+        for name in self.source.functions(framework):
+            found = api.lookup(name) if api else None
+            if "*" in name or (found.canonical if found else name) in canonicals:
+                wanted.add(name)
+        return wanted
 
     # -- targets and releases --------------------------------------------------------------
 

@@ -22,7 +22,7 @@ from dataclasses import dataclass, field
 from scipy.stats import false_discovery_control
 
 from ..compare.pairs import Thresholds
-from ..compare.stats import MIN_SAMPLES, RatioEstimate, ratio_from_samples
+from ..compare.stats import RatioEstimate, estimate_ratio, too_few
 from .history import CaseState, ReleaseView, release_views
 from .model import UNKNOWN, Series, SeriesKey
 from .steps import Step, detect_steps
@@ -138,10 +138,13 @@ def _compare(pair: PairReport, thresholds: Thresholds) -> None:
         ma, mb = _median(before), _median(after)
         if ma is None or mb is None:
             continue
-        if min(len(a), len(b)) < MIN_SAMPLES:
+        if too_few(len(a), len(b), thresholds.alpha):
             pair.speed_untested += 1
             continue
-        tested.append((case, after.function, ratio_from_samples(a, b, thresholds.alpha), ma, mb))
+        estimate = estimate_ratio(
+            [a], [b], [statistics.median(a)], [statistics.median(b)], thresholds.alpha
+        )
+        tested.append((case, after.function, estimate, ma, mb))
     pair.speed_tested = len(tested)
     if not tested:
         return

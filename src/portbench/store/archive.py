@@ -21,7 +21,6 @@ from __future__ import annotations
 
 import gzip
 import hashlib
-import io
 import os
 import re
 import tarfile
@@ -33,6 +32,7 @@ from typing import IO
 from portbench_runner.contract import DOCUMENT, LineRefused, dumps, read_json, strict
 
 from ..results.safeio import open_nofollow
+from ..tarpack import reproducible_tar
 from .bundle import CellBundle, NotACell, read_cell
 from .db import StoreError
 from .reading import CellJob
@@ -79,22 +79,6 @@ class PackResult:
     """Cells not packed, and lines left out, each with why."""
 
 
-def _mtime() -> int:
-    value = os.environ.get("SOURCE_DATE_EPOCH", "")
-    return int(value) if value.isdigit() else 0
-
-
-def _info(name: str, kind: bytes, size: int, mtime: int) -> tarfile.TarInfo:
-    info = tarfile.TarInfo(name)
-    info.type = kind
-    info.size = size
-    info.mode = 0o755 if kind == tarfile.DIRTYPE else 0o644
-    info.mtime = mtime
-    info.uid = info.gid = 0
-    info.uname = info.gname = ""
-    return info
-
-
 def _lines(items: list[object]) -> bytes:
     return "".join(dumps(item) + "\n" for item in items).encode("utf-8")
 
@@ -115,7 +99,6 @@ def _folder_name(text: str, fallback: str) -> str:
 
 def pack_cells(cell_dirs: list[Path], handle: IO[bytes]) -> tuple[int, int, list[str]]:
     """Write the archive of ``cell_dirs`` onto ``handle``: (cells, records, left out)."""
-    mtime = _mtime()
     payload: dict[str, bytes] = {}
     left_out: list[str] = []
     records = 0
@@ -147,19 +130,12 @@ def pack_cells(cell_dirs: list[Path], handle: IO[bytes]) -> tuple[int, int, list
     folders = sorted(
         {str(p) for name in payload for p in PurePosixPath(name).parents if str(p) != "."}
     )
-    gz = gzip.GzipFile(filename="", mode="wb", fileobj=handle, mtime=mtime)
-    with gz, tarfile.open(fileobj=gz, mode="w", format=tarfile.PAX_FORMAT) as tar:
-        tar.addfile(
-            _info(f"{ARCHIVE_ROOT}/{CONTENTS}", tarfile.REGTYPE, len(listing), mtime),
-            io.BytesIO(listing),
-        )
+    with reproducible_tar(handle) as tar:
+        tar.add_file(f"{ARCHIVE_ROOT}/{CONTENTS}", listing)
         for folder in folders:
-            tar.addfile(_info(f"{ARCHIVE_ROOT}/{folder}", tarfile.DIRTYPE, 0, mtime))
+            tar.add_folder(f"{ARCHIVE_ROOT}/{folder}")
         for name in sorted(payload):
-            data = payload[name]
-            tar.addfile(
-                _info(f"{ARCHIVE_ROOT}/{name}", tarfile.REGTYPE, len(data), mtime), io.BytesIO(data)
-            )
+            tar.add_file(f"{ARCHIVE_ROOT}/{name}", payload[name])
     cells = len({str(PurePosixPath(name).parent) for name in payload})
     return cells, records, left_out
 

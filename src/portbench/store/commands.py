@@ -17,7 +17,8 @@ from rich.markup import escape
 from ..errors import UsageError
 from ..paths import project_root, results_dir
 from ..report.load import find_cells
-from ..writable import cannot_write, require_writable
+from ..tarpack import archive_file
+from ..writable import require_writable
 from .archive import check_archive, pack_cells, refused_cell
 from .bundle import CellRefused, NotACell
 from .db import default_store, open_store
@@ -187,20 +188,8 @@ def _pack(args: argparse.Namespace) -> int:
             "no cells found in the folders named; pass run directories (results/<run-id>)"
         )
     out = args.out or Path("dist") / f"cells-{time.strftime('%Y%m%d-%H%M%S', time.gmtime())}.tar.gz"
-    require_writable(out.parent, "pass --out a path in a folder you can write")
-    out.parent.mkdir(parents=True, exist_ok=True)
-    fd, temporary = tempfile.mkstemp(prefix=f".{out.name}.", dir=out.parent)
-    try:
-        with os.fdopen(fd, "wb") as handle:
-            count, records, left_out = pack_cells(cells, handle)
-            os.fchmod(handle.fileno(), 0o644)
-        os.replace(temporary, out)
-    except OSError as exc:
-        Path(temporary).unlink(missing_ok=True)
-        raise cannot_write(out, exc, "pass --out a path in a folder you can write") from None
-    except BaseException:
-        Path(temporary).unlink(missing_ok=True)
-        raise
+    with archive_file(out, "pass --out a path in a folder you can write") as handle:
+        count, records, left_out = pack_cells(cells, handle)
     digest = hashlib.sha256(out.read_bytes()).hexdigest()
     console = Console(highlight=False, soft_wrap=True)
     console.print(f"{escape(str(out))}: {count} cell(s), {records} record(s); sha256 {digest}")

@@ -16,10 +16,13 @@ run directories is the loader's job.
 
 from __future__ import annotations
 
+import statistics
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 
-from ..compare.stats import MIN_SAMPLES, ratio_from_samples
+from ..compare.pairs import Thresholds
+from ..compare.stats import RatioEstimate, estimate_ratio, too_few
+from ..compare.verdicts import verdict_alone
 from ..outcomes import function_outcome
 from ..releases.spec import Release
 
@@ -212,6 +215,11 @@ def new_failures(step: Step) -> list[tuple[str, str | None, str | None]]:
     )
 
 
+def _estimate(a: Sequence[float], b: Sequence[float], alpha: float) -> RatioEstimate:
+    """compare's estimate for one run a side."""
+    return estimate_ratio([a], [b], [statistics.median(a)], [statistics.median(b)], alpha)
+
+
 def trends(runs: Sequence[ReleaseRun], slower: float = SLOWER, alpha: float = ALPHA) -> list[Trend]:
     """Per case passing on both sides of a step: the warm-median ratio (after / before) and
     compare's verdict, or ``too few samples`` where either side has fewer than compare needs."""
@@ -221,14 +229,10 @@ def trends(runs: Sequence[ReleaseRun], slower: float = SLOWER, alpha: float = AL
             a, b = step.before.cases[case_id], step.after.cases[case_id]
             if a.outcome != "pass" or b.outcome != "pass":
                 continue
-            if min(len(a.samples_ms), len(b.samples_ms)) < MIN_SAMPLES:
+            if too_few(len(a.samples_ms), len(b.samples_ms), alpha):
                 found.append(Trend(case_id, step, None, "too few samples"))
                 continue
-            estimate = ratio_from_samples(a.samples_ms, b.samples_ms, alpha)
-            verdict = "same"
-            if estimate.significant and estimate.ratio > 1.0 + slower:
-                verdict = "slower"
-            elif estimate.significant and estimate.ratio < 1.0 / (1.0 + slower):
-                verdict = "faster"
+            estimate = _estimate(a.samples_ms, b.samples_ms, alpha)
+            verdict = verdict_alone(estimate, Thresholds(slower, alpha))
             found.append(Trend(case_id, step, estimate.ratio, verdict))
     return found

@@ -39,3 +39,27 @@ def test_quick_overhead_and_scaling_report_figures(tmp_path: Path) -> None:
         assert row["unit"] in ("ms", "s", "ns")
         assert not math.isnan(row["value"]) and row["value"] >= 0
     assert "portbench self-benchmarks" in proc.stdout
+
+
+def test_aa_counts_flags_raw_flags_and_missing_verdicts_over_timed_cases() -> None:
+    sys.path.insert(0, str(ROOT / "benchmarks"))
+    import aa
+
+    def case(verdict: str, ratio: float | None, p: float | None) -> dict[str, object]:
+        return {"verdict": verdict, "ratio": ratio, "p_value": p}
+
+    document = {
+        "cells": [
+            {
+                "cases": [
+                    case("slower", 1.5, 0.001),  # flagged
+                    case("same", 1.3, 0.01),  # raw p would flag it; the correction did not
+                    case("same", 1.01, 0.001),  # within the minimum ratio
+                    case("too few", 2.0, None),  # no verdict
+                    case("none", None, None),  # not timed on both: not counted
+                ]
+            }
+        ]
+    }
+    shares = aa._shares(document, alpha=0.05, slower=0.10)
+    assert shares == {"timed": 4, "flagged": 0.25, "raw": 0.5, "no_verdict": 0.25}

@@ -103,3 +103,41 @@ def test_what_is_not_an_archive_is_refused(tmp_path: Path) -> None:
     _refused(b"not a tar at all" * 100, tmp_path / "a", "cannot be read|empty")
     _refused("a string", tmp_path / "b", "no archive")  # type: ignore[arg-type]
     _refused(_tar([_file("env.json", b"{}")]), tmp_path / "c", "does not start with")
+
+
+def test_what_a_node_says_it_left_out_is_kept_as_checked_text(tmp_path: Path) -> None:
+    from portbench.cluster.archive import LEFT_OUT, MAX_LEFT_OUT_LISTED
+
+    files = {"plan.json": b"{}"}
+    listing = json.loads(_listing(files)[1])
+    listing["left_out"] = [{"path": "../../x" * 100, "size": True, "why": 7}] * 1500
+    listing["left_out_count"] = 10**30
+    contents = _file(CONTENTS, json.dumps(listing).encode())
+    checked = unpack_checked(_tar([contents, _file("plan.json", b"{}")]), tmp_path / "out")
+    assert len(checked.left_out) == MAX_LEFT_OUT_LISTED
+    assert checked.left_out[0] == {"path": ("../../x" * 100)[:255], "size": None, "why": "7"}
+    account = json.loads((tmp_path / "out" / LEFT_OUT).read_text())
+    assert account["more"] == (1 << 40) - MAX_LEFT_OUT_LISTED
+    assert not (tmp_path / "x").exists()
+
+
+def test_a_node_cannot_send_the_heads_left_out_list(tmp_path: Path) -> None:
+    from portbench.cluster.archive import LEFT_OUT
+
+    files = {LEFT_OUT: b"{}"}
+    with pytest.raises(ArchiveRefused, match="only the head writes"):
+        unpack_checked(_tar([_listing(files), _file(LEFT_OUT, b"{}")]), tmp_path / "out")
+
+
+def test_an_own_file_past_its_bound_is_cut_at_a_whole_line(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from portbench.cluster import archive
+
+    cell = node_cell(tmp_path, make_plan(tmp_path))
+    lines = (cell / "results.jsonl").read_bytes().splitlines(keepends=True)
+    monkeypatch.setitem(archive.OWN_FILE_BYTES, "results.jsonl", len(lines[0]) + 10)
+    checked = unpack_checked(pack_cell(cell), tmp_path / "out")
+    assert (tmp_path / "out" / "results.jsonl").read_bytes() == lines[0]
+    assert checked.left_out[0]["path"] == "results.jsonl"
+    assert checked.left_out[0]["why"].startswith("cut after")

@@ -81,3 +81,27 @@ def test_records_of_another_cell_are_refused(tmp_path: Path) -> None:
     (cell / "results.jsonl").write_text(lines)
     with pytest.raises(ArchiveRefused, match="records of 'jax/cpu/host'"):
         land_cell(tmp_path, CELL, pack_cell(cell), NODE)
+
+
+@pytest.mark.parametrize("name", ["a/b", "a-x/../../../../tmp/pwned", "..", "", None, 7])
+def test_a_name_that_is_no_node_name_never_becomes_a_path(tmp_path: Path, name: object) -> None:
+    plan = make_plan(tmp_path)
+    archive = pack_cell(node_cell(tmp_path / "node", plan))
+    run = tmp_path / "run"
+    run.mkdir()
+    landed = land_cell(run, CELL, archive, {**NODE, "name": name, "attempt": "../x"})
+    assert landed.complete and landed.new_records == 3
+    assert [p.name for p in (run / "python-cpu-host" / "logs").iterdir()] == ["node-unknown-x"]
+    # Landed again (a resume): the first landing's logs are kept beside the second's.
+    land_cell(run, CELL, archive, {**NODE, "name": name})
+    names = sorted(p.name for p in (run / "python-cpu-host" / "logs").iterdir())
+    assert names == ["node-unknown-ab12", "node-unknown-x"]
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["node", "run", "src"]
+
+
+def test_the_advertised_name_is_read_only_when_it_is_a_node_name() -> None:
+    from portbench.cluster.resources import advertised_name
+
+    assert advertised_name(["CPU", "portbench-node:n1", "portbench:slot"]) == "n1"
+    assert advertised_name(["portbench-node:a/../b", "portbench-node:.."]) is None
+    assert advertised_name(["portbench-node:a/b", "portbench-node:ok-2"]) == "ok-2"

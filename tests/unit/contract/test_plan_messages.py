@@ -31,8 +31,9 @@ from portbench_runner.contract import (
     Plan,
     PlanCase,
     PlanInvalid,
-    Prediction,
+    PredictionControl,
     PredictionMethod,
+    PredictionSettings,
     Provenance,
     RecordFactory,
     RecordMessage,
@@ -93,6 +94,14 @@ def test_reference_plans_read_and_write_back_unchanged(path: Path) -> None:
             lambda p: p.update(prediction={"method": "guessed", "target": "tpu"}),
             "not one of lowered",
         ),
+        (
+            lambda p: p.update(prediction={"method": "lowered", "target": "x", "platform": "ipu"}),
+            "cannot predict platform 'ipu'",
+        ),
+        (
+            lambda p: p.update(prediction={"method": "lowered", "target": "x", "control": "gpu"}),
+            "not one of cpu_run, cpu_twin",
+        ),
     ],
 )
 def test_a_bad_plan_is_one_sentence(change, said: str) -> None:  # type: ignore[no-untyped-def]
@@ -119,8 +128,13 @@ def test_the_environment_step_and_evidence_kind() -> None:
     )
     assert Plan.from_json(placed.to_json(), "p").image == image
     assert plan.evidence_kind is EvidenceKind.OBSERVED
-    declared = replace(plan, prediction=Prediction(PredictionMethod.DECLARED_KERNEL, "gpu-t4"))
+    declared = replace(
+        plan, prediction=PredictionSettings(PredictionMethod.DECLARED_KERNEL, "gpu-t4", "cuda")
+    )
     assert declared.evidence_kind is EvidenceKind.DECLARED
+    twin = PredictionSettings(PredictionMethod.XLA_CPU, "tpu-v3", "tpu", PredictionControl.CPU_TWIN)
+    read = Plan.from_json(replace(plan, prediction=twin).to_json(), "p")
+    assert read.prediction == twin and read.evidence_kind is EvidenceKind.PREDICTED
 
 
 def _messages() -> list[object]:

@@ -21,6 +21,8 @@ from portbench_runner.contract import (
     OutputInfo,
     Prediction,
     PredictionMethod,
+    PredictionSettings,
+    PredictionVerdict,
     RecordedBy,
     RecordFactory,
     RecordInvalid,
@@ -159,8 +161,15 @@ def test_what_the_schema_refuses_the_reader_refuses(name: str) -> None:
 
 
 def test_forward_hooks_read_and_write() -> None:
-    prediction = Prediction(PredictionMethod.LOWERED, "tpu", Outcome.PASS, "lowered for tpu")
-    plan = small_plan(prediction=Prediction(PredictionMethod.LOWERED, "tpu"))
+    prediction = Prediction(
+        PredictionMethod.LOWERED,
+        "tpu",
+        Outcome.PASS,
+        "lowered for tpu",
+        "tpu",
+        PredictionVerdict.FAIL,
+    )
+    plan = small_plan(prediction=PredictionSettings(PredictionMethod.LOWERED, "tpu", "tpu"))
     record = RecordFactory(plan).record(
         "demo.add::int32",
         CaseResult(Outcome.FAIL, Stage.CALL, Category.NOT_IMPLEMENTED, prediction=prediction),

@@ -28,6 +28,8 @@ from portbench_runner.contract import (
     OutputInfo,
     Prediction,
     PredictionMethod,
+    PredictionSettings,
+    PredictionVerdict,
     Provenance,
     RecordedBy,
     RecordFactory,
@@ -73,11 +75,20 @@ def _made_lines() -> list[dict[str, Any]]:
     lines = [make("demo.add::int32", r, worker, output=OutputInfo(1, 0)).to_json() for r in results]
     dead = make("demo.add::int32", dead_supervisor_result(-9), WorkerInfo(None, 0))
     lines.append({**dead.to_json(), "recorded_by": RecordedBy.HOST.value})
-    predicted = small_plan(prediction=Prediction(PredictionMethod.LOWERED, "tpu"))
+    predicted = small_plan(prediction=PredictionSettings(PredictionMethod.LOWERED, "tpu", "tpu"))
     with_provenance = RecordFactory(predicted, Provenance("jax==0.6.2", "3.11.7", "2.0.0"))
     lines.append(
         with_provenance.record("demo.add::int32", CaseResult(Outcome.PASS), worker).to_json()
     )
+    said = Prediction(
+        PredictionMethod.LOWERED,
+        "tpu",
+        Outcome.PASS,
+        "MLIR translation rule for primitive 'eig' not found for platform tpu",
+        verdict=PredictionVerdict.FAIL,
+    )
+    refused = CaseResult(Outcome.FAIL, Stage.CALL, Category.NOT_IMPLEMENTED, prediction=said)
+    lines.append(with_provenance.record("demo.add::int32", refused, worker).to_json())
     mutation = small_plan(mutation=MutationSettings(("nan",)))
     mutant = CaseResult(
         Outcome.FAIL, Stage.CHECK, Category.PRECISION, mutant=MutantInfo("nan", "m1")
@@ -119,6 +130,18 @@ BREAKS: dict[str, Callable[[dict[str, Any]], object]] = {
     "output negative": lambda r: r.update(output={"bytes": -1, "dropped_bytes": 0}),
     "evidence kind": lambda r: r.update(evidence_kind="guessed"),
     "predicted without how": lambda r: r.update(evidence_kind="predicted", prediction=None),
+    "prediction verdict": lambda r: r.update(
+        evidence_kind="predicted",
+        prediction={"method": "lowered", "target": "tpu", "verdict": "maybe"},
+    ),
+    "prediction platform": lambda r: r.update(
+        evidence_kind="predicted",
+        prediction={"method": "lowered", "target": "tpu", "platform": "p" * 81},
+    ),
+    "prediction key": lambda r: r.update(
+        evidence_kind="predicted",
+        prediction={"method": "lowered", "target": "tpu", "why": "old"},
+    ),
     "recorded by": lambda r: r.update(recorded_by="node"),
     "mutant in a case record": lambda r: r.update(kind="case", mutant={"kind": "nan", "id": "m"}),
     "provenance key": lambda r: r.update(provenance={"colour": "blue"}),

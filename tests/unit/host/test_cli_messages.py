@@ -134,7 +134,9 @@ def test_an_interrupted_cell_whose_message_lacks_the_directory_gets_it(
     run_dir = tmp_path / "a run"
     code, err = _run(monkeypatch, capsys, _raise(CellInterrupted("", run_dir=run_dir)))
     assert code == 130
-    assert err.startswith("interrupted: what was recorded is kept; resume with portbench bench")
+    assert err.startswith(
+        "stopped by SIGINT (Ctrl-C): what was recorded is kept; resume with portbench bench"
+    )
     assert f"--resume '{run_dir}'" in err  # quoted: it holds a space
     assert "RUN_DIR" not in err
 
@@ -163,7 +165,7 @@ def test_matrix_stops_at_an_interrupted_cell_and_shows_a_failed_cells_log(
     args = ["matrix", "--frameworks", "jax", "torch", "--run-dir", str(tmp_path)]
     assert cli.main(args) == 130
     assert calls == ["jax"]  # the next cell did not start
-    assert "interrupted: resume with --resume X" in capsys.readouterr().err
+    assert "stopped by SIGINT (Ctrl-C): resume with --resume X" in capsys.readouterr().err
 
     def failed(request: Any, console: Any) -> Any:
         raise EnvironmentBuildError("pip failed; the last lines follow", log="pip says no\n")

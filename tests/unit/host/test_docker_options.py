@@ -57,6 +57,29 @@ class _Client:
         assert options["stream"] and options["demux"]
         return iter([(b'{"type": "session"}\n', None), (None, b"a diagnostic\n")])
 
+    def attach_socket(self, container_id: str, params: dict[str, int]) -> Any:
+        assert params["stdin"]  # the container's stdin is this process's attach
+        self.stdin = _Socket()
+        return self.stdin
+
+    def wait(self, container_id: str, timeout: Any = None, condition: Any = None) -> Any:
+        # Until removed (the container removes itself), with no HTTP timeout.
+        assert timeout is None and condition == "removed"
+        if self.container.fail_on_reload:
+            raise APIError("500 Server Error: the engine went away")
+        return {"StatusCode": 0}
+
+
+class _Socket:
+    def __init__(self) -> None:
+        self.closed = False
+
+    def shutdown(self, how: int) -> None:
+        pass
+
+    def close(self) -> None:
+        self.closed = True
+
 
 def _run(tmp_path: Path, monkeypatch: pytest.MonkeyPatch, fail: bool) -> tuple[_Client, int, list]:
     client = _Client(_Container(fail))
@@ -89,6 +112,9 @@ def test_the_container_is_sealed_and_bounded(
     writable = [m["bind"] for m in options["volumes"].values() if m["mode"] != "ro"]
     assert writable == [], "a host folder is writable from the cell"
     assert client.container.removed
+    # The host's death closes the container's stdin; the container then removes itself.
+    assert options["stdin_open"] and options["auto_remove"]
+    assert client.stdin.closed
 
 
 def test_an_engine_error_while_the_cell_runs_is_one_sentence(

@@ -43,7 +43,10 @@ def test_eta_follows_this_sessions_pace_not_the_earlier_sessions() -> None:
     assert progress.eta_s() == 270.0
     assert progress.eta_text() == "ETA 4:30"
     line = progress.status_line()
-    assert line == "jax/cpu/host: 13/40 cases (pass 3), 0:30 elapsed, ETA 4:30"
+    assert line == (
+        "jax/cpu/host: 13/40 cases (10 recorded before; this session: pass 3), 0:30 elapsed, "
+        "ETA 4:30"
+    )
 
 
 def test_the_status_line_names_a_slow_case_while_it_runs() -> None:

@@ -16,6 +16,7 @@ import pytest
 from conftest import ROOT
 
 from portbench.errors import ResultsError
+from portbench.report import study
 from portbench.report.load import Cell, load_cell
 from portbench.report.published import (
     harness_cases,
@@ -23,9 +24,10 @@ from portbench.report.published import (
     published_outcomes,
     published_strata,
 )
-from portbench.report.study import default_archive, import_study
+from portbench.report.study import default_archive, import_study, study_cells_dir
 from portbench.report.study_latency import published_latency
-from portbench.report.tables import portability
+from portbench.report.tables import failure_categories, portability
+from portbench_runner import classify
 
 PAPER = ROOT / "paper"
 
@@ -359,3 +361,102 @@ def test_every_imported_line_is_loaded(study_dir: Path, cells: list[Cell]) -> No
         lines = (cell.path / "results.jsonl").read_text().splitlines()
         assert cell.unreadable_lines == 0, (cell.cell_id, cell.problems)
         assert len(_raw(cell)) == len(lines), cell.cell_id
+
+
+def _failed_texts(report: dict[str, Any]) -> list[str]:
+    """The crash message and pytest's lines of every failed test of a report."""
+    out = []
+    for t in report["tests"]:
+        if t["outcome"] != "failed":
+            continue
+        phase = next(
+            t[s] for s in ("setup", "call", "teardown") if t.get(s, {}).get("outcome") == "failed"
+        )
+        out.append(f"{phase['crash']['message']}\n{phase.get('longrepr')}")
+    return out
+
+
+def test_forced_placement_failures_are_named_even_inside_assertions(
+    cells: list[Cell], raw: dict[str, Any]
+) -> None:
+    """TensorFlow on the T4 with soft placement off: every failure whose report says
+    "Could not satisfy device specification", raised directly or inside the study's own
+    AssertionError, is `placement` (counted here from the raw report)."""
+    phrase = "Could not satisfy device specification"
+    placed = [
+        t
+        for t in _failed_texts(raw["tensorflow_timings/t4_vm/gpu/test_failure_report.json"])
+        if phrase in t
+    ]
+    assert len(placed) == 172
+    assert sum(t.startswith("AssertionError") for t in placed) == 5
+    t4 = next(c for c in cells if c.cell_id == "tensorflow/gpu-t4/study")
+    named = [r for r in _raw(t4) if r["outcome"] == "fail" and r["category"] == "placement"]
+    assert len(named) == len(placed)
+    assert {r["rule"] for r in named} == {"tf.forced-placement"}
+    inside = [r for r in named if (r["error"]["message"] or "").startswith("AssertionError")]
+    assert len(inside) == 5
+
+
+def test_every_study_cell_says_why_its_cases_failed(cells: list[Cell]) -> None:
+    """At most 10% of a study cell's failures (or one) are `other`, left for curation."""
+    table = failure_categories(cells)
+    rows = {r[0]: r for r in table.rows}
+    studied = [c for c in cells if c.is_study and any(r["outcome"] == "fail" for r in _raw(c))]
+    assert studied
+    for cell in studied:
+        failed = [r for r in _raw(cell) if r["outcome"] == "fail"]
+        other = [r for r in failed if r["category"] == "other"]
+        assert len(other) <= max(1, len(failed) // 10), (cell.cell_id, [r["case"] for r in other])
+        assert rows[cell.name][1:3] == [len(failed), len(other)]
+    # Named where the older rules said nothing: TPU lowering errors, TF's forced placement.
+    torch_tpu = next(c for c in cells if c.cell_id == "torch/tpu-v3/study")
+    lowered = [r for r in _raw(torch_tpu) if r.get("rule") == "torch.xla-lowering"]
+    assert lowered and all(r["category"] == "lowering" for r in lowered)
+    assert any("Error while lowering" in (r["error"]["message"] or "") for r in lowered)
+
+
+def test_a_failure_keeps_the_exception_lines_its_category_was_read_from(cells: list[Cell]) -> None:
+    """A torch.testing comparison that broke on a TPU is categorized from the exception it
+    raised inside (kept in error.traceback), not from its first line alone."""
+    torch_tpu = next(c for c in cells if c.cell_id == "torch/tpu-v3/study")
+    comparing = [
+        r
+        for r in _raw(torch_tpu)
+        if r["outcome"] == "fail"
+        and (r["error"]["message"] or "").startswith("RuntimeError: Comparing")
+    ]
+    assert comparing
+    for r in comparing:
+        assert r["error"]["traceback"], r["case"]
+        if "Error while lowering" in r["error"]["traceback"]:
+            assert r["category"] == "lowering", r["case"]
+
+
+def test_the_study_cache_is_keyed_by_every_file_that_decides_a_category(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    home = tmp_path / "home"
+    files = {
+        "paper/harness.toml": "",
+        "manifests/torch/rules.toml": "schema = 1\n",
+        "manifests/tensorflow/rules.toml": "schema = 1\n",
+        "manifests/jax/rules.toml": "schema = 1\n",
+    }
+    for name, text in files.items():
+        (home / name).parent.mkdir(parents=True, exist_ok=True)
+        (home / name).write_text(text)
+    archive = tmp_path / "study.tar"
+    archive.write_bytes(b"the same archive throughout")
+    monkeypatch.setenv("PORTBENCH_HOME", str(home))
+    keys = [study_cells_dir(archive)]
+    assert study_cells_dir(archive) == keys[0]  # stable while nothing changes
+    for name, text in files.items():
+        (home / name).write_text(text + "# edited\n")
+        keys.append(study_cells_dir(archive))
+    (home / "manifests/jax/rules.toml").unlink()
+    keys.append(study_cells_dir(archive))
+    assert len(set(keys)) == len(keys), keys
+    assert all(k.parent == home / ".portbench" / "study" for k in keys)
+    # The matcher is the runner's module this process imports (never a copy under the home).
+    assert Path(classify.__file__) in study._category_sources()

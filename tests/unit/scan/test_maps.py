@@ -82,3 +82,8 @@ def test_a_damaged_map_is_one_sentence(tmp_path: Path) -> None:
     bad.write_bytes(b"not gzip")
     with pytest.raises(UsageError, match="not a readable API map"):
         load_map(bad)
+    # Another schema is named, cut short (the file may be anyone's), with how to fix it.
+    bad.write_bytes(gzip.compress(b'{"kind": "scan-map", "schema": "' + b"9" * 5000 + b'"}'))
+    with pytest.raises(UsageError, match=r"API map schema '9+… is not") as caught:
+        load_map(bad)
+    assert len(str(caught.value)) < 300 and "portbench scan-map" in str(caught.value)

@@ -272,12 +272,10 @@ def test_bad_input_is_one_sentence(
     assert len(err.strip().splitlines()) == 1
 
 
-def test_store_and_unknown_target_are_refused_in_one_sentence(
+def test_an_unknown_target_is_refused_in_one_sentence(
     tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
     project = _project(tmp_path)
-    assert main(["scan", str(project), "--store", str(tmp_path / "s.duckdb")]) == 2
-    assert "no store yet" in capsys.readouterr().err
     assert main(["scan", str(project), "--runs", str(CPU), "--target", "tpu-v9"]) == 2
     assert "unknown target tpu-v9" in capsys.readouterr().err
 

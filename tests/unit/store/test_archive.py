@@ -14,28 +14,12 @@ import pytest
 
 from portbench.store.archive import ARCHIVE_ROOT, CONTENTS
 
-from .cells import CaseSpec, CellSpec, counts, portbench, write_cell
+from .cells import counts, portbench
 
 
-def _runs(tmp_path: Path) -> Path:
-    runs = tmp_path / "runs"
-    write_cell(
-        runs,
-        CellSpec(
-            "torch",
-            "cpu",
-            "2.13.0",
-            [CaseSpec("torch.add::a"), CaseSpec("torch.add::b", "fail", "boom")],
-        ),
-        "r1",
-    )
-    write_cell(runs, CellSpec("jax", "cpu", "0.6.2", [CaseSpec("jax.numpy.add::a")]), "r2")
-    return runs
-
-
-def _pack(tmp_path: Path) -> Path:
-    archive = tmp_path / "cells.tar.gz"
-    result = portbench("pack", str(_runs(tmp_path)), "--out", str(archive))
+def _pack(runs: Path) -> Path:
+    archive = runs.parent / "cells.tar.gz"
+    result = portbench("pack", str(runs), "--out", str(archive))
     assert result.returncode == 0, result.stderr
     assert "2 cell(s), 3 record(s)" in result.stdout
     return archive
@@ -153,32 +137,32 @@ DAMAGE: dict[str, tuple[Callable[[Members], None], str]] = {
 }
 
 
-def test_a_packed_archive_ingests_whole_and_again_adds_nothing(tmp_path: Path) -> None:
-    archive = _pack(tmp_path)
+def test_a_packed_archive_ingests_whole_and_again_adds_nothing(tmp_path: Path, runs: Path) -> None:
+    archive = _pack(runs)
     store = tmp_path / "s.duckdb"
     first = portbench("ingest", "--store", str(store), str(archive))
     assert first.returncode == 0, first.stderr
     assert "3 new record(s) in 2 new cell(s)" in first.stdout
-    again = portbench("ingest", "--store", str(store), str(archive), str(tmp_path / "runs"))
+    again = portbench("ingest", "--store", str(store), str(archive), str(runs))
     assert again.returncode == 0 and again.stdout.count("nothing new") == 2
     assert counts(store)["records"] == 3
 
 
-def test_packing_is_reproducible(tmp_path: Path) -> None:
-    first = _pack(tmp_path)
+def test_packing_is_reproducible(tmp_path: Path, runs: Path) -> None:
+    first = _pack(runs)
     second = tmp_path / "again.tar.gz"
-    assert portbench("pack", str(tmp_path / "runs"), "--out", str(second)).returncode == 0
+    assert portbench("pack", str(runs), "--out", str(second)).returncode == 0
     assert first.read_bytes() == second.read_bytes()
 
 
 @pytest.mark.parametrize("damage", sorted(DAMAGE))
 def test_a_damaged_archive_is_refused_whole_and_nothing_is_stored(
-    tmp_path: Path, damage: str
+    tmp_path: Path, runs: Path, damage: str
 ) -> None:
-    archive = _pack(tmp_path)
+    archive = _pack(runs)
     store = tmp_path / "s.duckdb"
     # The store already holds a cell: a refusal leaves it as it was.
-    seeded = portbench("ingest", "--store", str(store), str(tmp_path / "runs" / "r2"))
+    seeded = portbench("ingest", "--store", str(store), str(runs / "r2"))
     assert seeded.returncode == 0, seeded.stderr
     before = counts(store)
     members = _members(archive)
@@ -203,7 +187,7 @@ def test_a_report_archive_or_garbage_is_refused(tmp_path: Path) -> None:
 
 
 def test_cells_read_in_worker_processes_store_the_same_and_a_refusal_there_refuses_whole(
-    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+    tmp_path: Path, runs: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     from portbench.store import reading
     from portbench.store.archive import ArchiveRefused
@@ -211,12 +195,12 @@ def test_cells_read_in_worker_processes_store_the_same_and_a_refusal_there_refus
     from portbench.store.db import open_store
 
     monkeypatch.setattr(reading, "POOL_MIN_BYTES", 0)  # a pool even for small cells
-    archive = _pack(tmp_path)
+    archive = _pack(runs)
     pooled, single = tmp_path / "pooled.duckdb", tmp_path / "single.duckdb"
     with open_store(pooled, write=True) as con:
         assert _ingest_archive(con, archive, 2).records_added == 3
     with open_store(single, write=True) as con:
-        cells = sorted(p.parent for p in (tmp_path / "runs").rglob("plan.json"))
+        cells = sorted(p.parent for p in runs.rglob("plan.json"))
         assert _ingest_cells(con, cells, "runs", 1).records_added == 3
     import duckdb
 

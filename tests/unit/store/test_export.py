@@ -15,36 +15,23 @@ from portbench.store.export import EXPORT, ingest_export
 from .cells import CaseSpec, CellSpec, counts, write_cell
 
 
-def _store_with_cells(tmp_path: Path) -> Path:
-    runs = tmp_path / "runs"
-    write_cell(
-        runs,
-        CellSpec(
-            "torch",
-            "cpu",
-            "2.13.0",
-            [
-                CaseSpec("torch.add::a", samples_ms=(0.1, 0.2)),
-                CaseSpec("torch.add::b", "fail", "boom"),
-            ],
-        ),
-        "r1",
-    )
+def _store_with_cells(runs: Path) -> Path:
+    """The common cells, and a tampered torch cell in r2: four records, three of them counted."""
     write_cell(
         runs,
         CellSpec("torch", "cpu", "2.15.0", [CaseSpec("torch.add::a")], tampered="changed"),
         "r2",
     )
-    store = tmp_path / "a.duckdb"
+    store = runs.parent / "a.duckdb"
     assert main(["ingest", "--store", str(store), str(runs)]) == 0
     return store
 
 
-def test_an_export_ingests_into_another_store_whole_and_once(tmp_path: Path) -> None:
-    store = _store_with_cells(tmp_path)
+def test_an_export_ingests_into_another_store_whole_and_once(tmp_path: Path, runs: Path) -> None:
+    store = _store_with_cells(runs)
     export = tmp_path / "export"
     assert main(["ingest", "--store", str(store), "--export", str(export)]) == 0
-    assert json.loads((export / EXPORT).read_text())["files"]["records.parquet"]["rows"] == 3
+    assert json.loads((export / EXPORT).read_text())["files"]["records.parquet"]["rows"] == 4
     other = tmp_path / "b.duckdb"
     assert main(["ingest", "--store", str(other), str(export)]) == 0
     mine, theirs = counts(store), counts(other)
@@ -55,21 +42,21 @@ def test_an_export_ingests_into_another_store_whole_and_once(tmp_path: Path) -> 
     assert theirs["ingests"] == mine["ingests"] + 1
     con = duckdb.connect(str(other), read_only=True)
     # The tampered cell travels as such and stays out of the views.
-    assert con.execute("SELECT count(*) FROM case_results").fetchone() == (2,)
+    assert con.execute("SELECT count(*) FROM case_results").fetchone() == (3,)
     assert con.execute("SELECT count(*) FROM cell_state WHERE tampered").fetchone() == (1,)
     con.close()
     assert main(["ingest", "--store", str(other), str(export)]) == 0
     assert counts(other) == theirs
 
 
-def test_the_typed_reader_can_check_every_record_of_an_export(tmp_path: Path) -> None:
-    store = _store_with_cells(tmp_path)
+def test_the_typed_reader_can_check_every_record_of_an_export(tmp_path: Path, runs: Path) -> None:
+    store = _store_with_cells(runs)
     export = tmp_path / "export"
     assert main(["ingest", "--store", str(store), "--export", str(export)]) == 0
     other = tmp_path / "b.duckdb"
     with open_store(other, write=True) as con:
         summary = ingest_export(con, export, verify_records=True)
-    assert summary.added["records"] == 3
+    assert summary.added["records"] == 4
 
 
 def _rewrite_records(export: Path, sql: str) -> None:
@@ -99,9 +86,9 @@ def _rewrite_records(export: Path, sql: str) -> None:
     ],
 )
 def test_a_changed_export_is_refused_whole(
-    tmp_path: Path, damage: str, why: str, capsys: pytest.CaptureFixture[str]
+    tmp_path: Path, runs: Path, damage: str, why: str, capsys: pytest.CaptureFixture[str]
 ) -> None:
-    store = _store_with_cells(tmp_path)
+    store = _store_with_cells(runs)
     export = tmp_path / "export"
     assert main(["ingest", "--store", str(store), "--export", str(export)]) == 0
     if damage == "changed file":

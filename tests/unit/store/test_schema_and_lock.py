@@ -16,39 +16,22 @@ from portbench.cli import main
 from portbench.store.db import StoreError, open_store
 from portbench.store.schema import SCHEMA_VERSION
 
-from .cells import CaseSpec, CellSpec, counts, write_cell
+from .cells import counts
 
 sys.path.insert(0, str(ROOT / "benchmarks"))
 from store_data import bulk
 
 
-def _store(tmp_path: Path) -> Path:
-    runs = tmp_path / "runs"
-    write_cell(
-        runs,
-        CellSpec(
-            "torch",
-            "cpu",
-            "2.13.0",
-            [CaseSpec("torch.add::a"), CaseSpec("torch.sub::a")],
-            extra_functions=["torch.mul"],
-        ),
-        "r1",
-    )
-    write_cell(
-        tmp_path / "study-like",
-        CellSpec("jax", "cpu", "0.6.2", [CaseSpec("jax.numpy.add::a")]),
-        "r2",
-    )
-    store = tmp_path / "s.duckdb"
-    assert main(["ingest", "--store", str(store), str(runs), str(tmp_path / "study-like")]) == 0
+def _store(runs: Path) -> Path:
+    store = runs.parent / "s.duckdb"
+    assert main(["ingest", "--store", str(store), str(runs)]) == 0
     return store
 
 
 def test_a_schema_1_store_is_migrated_and_its_planned_functions_come_from_its_plans(
-    tmp_path: Path,
+    runs: Path,
 ) -> None:
-    store = _store(tmp_path)
+    store = _store(runs)
     con = duckdb.connect(str(store))
     expected = sorted(con.execute("SELECT * FROM planned").fetchall())
     # What a schema 1 store was: no `planned` table.
@@ -63,8 +46,8 @@ def test_a_schema_1_store_is_migrated_and_its_planned_functions_come_from_its_pl
     assert "torch.mul" in {row[1] for row in expected}  # a function with no record counts
 
 
-def test_migrating_keeps_every_row_and_packs_the_long_texts(tmp_path: Path) -> None:
-    store = _store(tmp_path)
+def test_migrating_keeps_every_row_and_packs_the_long_texts(runs: Path) -> None:
+    store = _store(runs)
     tables = ("cells", "sessions", "records", "planned", "ingests")
     con = duckdb.connect(str(store))
     before = {t: sorted(con.execute(f"SELECT * FROM {t}").fetchall(), key=repr) for t in tables}
@@ -90,9 +73,9 @@ def test_migrating_keeps_every_row_and_packs_the_long_texts(tmp_path: Path) -> N
 
 
 def test_a_store_of_a_newer_schema_is_refused_in_one_sentence(
-    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+    tmp_path: Path, runs: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
-    store = _store(tmp_path)
+    store = _store(runs)
     con = duckdb.connect(str(store))
     con.execute("UPDATE meta SET value = '99' WHERE key = 'schema'")
     con.close()
@@ -141,8 +124,8 @@ def test_concurrent_ingests_are_serialized_never_interleaved(tmp_path: Path) -> 
     assert sorted(rows) == [(3000, 3000, 1)] * 4
 
 
-def test_a_reader_waits_while_a_writer_holds_the_store(tmp_path: Path) -> None:
-    store = _store(tmp_path)
+def test_a_reader_waits_while_a_writer_holds_the_store(tmp_path: Path, runs: Path) -> None:
+    store = _store(runs)
     env = dict(os.environ, PYTHONPATH=os.pathsep.join([str(ROOT / "src"), str(ROOT / "runners")]))
     with open_store(store, write=True) as con:
         reader = subprocess.Popen(

@@ -3,10 +3,13 @@ what else moved at each step, new failures, and warm-median trends with compare'
 
 from __future__ import annotations
 
+import statistics
+
 import pytest
 
-from portbench.compare.pairs import Thresholds, _verdict
-from portbench.compare.stats import ratio_from_samples
+from portbench.compare.pairs import Thresholds
+from portbench.compare.stats import estimate_ratio
+from portbench.compare.verdicts import verdict_alone
 from portbench.releases.spec import Release
 from portbench.versions.timeline import (
     CaseResult,
@@ -127,4 +130,5 @@ def test_the_verdict_is_the_one_compare_gives(b: tuple[float, ...]) -> None:
         {"f::c": CaseResult("f", "pass", samples_ms=b)},
     )
     (trend,) = trends([run_a, run_b])
-    assert trend.verdict == _verdict(ratio_from_samples(SLOW, b), Thresholds())
+    estimate = estimate_ratio([SLOW], [b], [statistics.median(SLOW)], [statistics.median(b)])
+    assert trend.verdict == verdict_alone(estimate, Thresholds())
