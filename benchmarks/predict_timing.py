@@ -1,12 +1,16 @@
-"""Wall time of predicted cells (#30): the JAX manifest lowered for tpu, cuda and rocm, and
-the torch manifest on torch_xla's CPU client, environments already built.
+"""Wall time of predicted cells (#30): the JAX manifest lowered for tpu, cuda and rocm in one
+pass (``--accelerator tpu,cuda,rocm``: one control, each case lowered for the three platforms
+in the same worker), and the torch manifest on torch_xla's CPU client, environments already
+built.
 
     python benchmarks/predict_timing.py [--profile current] [--torch-profile paper-nearest]
+        [--separate]          # also the three JAX cells one by one, as before the pass
+        [--functions F ...]   # a few functions only (a check that it runs, not a figure)
 
-Each cell runs with ``portbench bench --predict --backend venv`` in a fresh run folder; the
-venvs are built first (not timed). Per cell: wall seconds, cases, predicted passes and
-failures and cases not predictable. Target: the three JAX cells within 5 minutes on the
-project's 2-core machine; the torch cell is reported as it is.
+Each run uses ``portbench bench --predict --backend venv`` in a fresh run folder; the venvs
+are built first (not timed). Per cell: wall seconds, cases, predicted passes and failures
+and cases not predictable. Target: the three JAX cells within 5 minutes on the project's
+2-core machine; the torch cell is reported as it is.
 """
 
 from __future__ import annotations
@@ -26,10 +30,13 @@ from _common import ROOT, Row
 JAX_TARGETS = ("tpu", "cuda", "rocm")
 
 
-def _bench(framework: str, target: str, profile: str, run_dir: Path) -> float:
+def _bench(
+    framework: str, target: str, profile: str, run_dir: Path, functions: tuple[str, ...] = ()
+) -> float:
     env = {**os.environ, "PYTHONPATH": str(ROOT / "src")}
     command = [sys.executable, "-m", "portbench", "bench", "--framework", framework]
     command += ["--accelerator", target, "--predict", "--profile", profile, "--backend", "venv"]
+    command += ["--functions", *functions] if functions else []
     started = time.perf_counter()
     subprocess.run(
         [*command, "--run-dir", str(run_dir)],
@@ -49,18 +56,29 @@ def _verdicts(cell: Path) -> Counter[str]:
     return verdicts
 
 
-def _cell_rows(framework: str, target: str, profile: str, run_dir: Path) -> list[Row]:
-    seconds = _bench(framework, target, profile, run_dir)
-    (cell,) = run_dir.iterdir()
+def _note(cell: Path) -> str:
     counts = _verdicts(cell)
-    note = (
-        f"{sum(counts.values())} cases: {counts['pass']} pass, {counts['fail']} fail, "
-        f"{counts['not_predictable']} not predictable"
+    return (
+        f"{cell.name}: {sum(counts.values())} cases: {counts['pass']} pass, {counts['fail']} "
+        f"fail, {counts['not_predictable']} not predictable"
     )
+
+
+def _cell_rows(
+    framework: str, target: str, profile: str, run_dir: Path, functions: tuple[str, ...] = ()
+) -> list[Row]:
+    """One run (one target, or several JAX targets in one pass) and its wall time."""
+    seconds = _bench(framework, target, profile, run_dir, functions)
+    note = "; ".join(_note(cell) for cell in sorted(run_dir.iterdir()))
     return [Row("predict", f"{framework} for {target} ({profile})", seconds, "s", note=note)]
 
 
-def run(profile: str = "current", torch_profile: str | None = "paper-nearest") -> list[Row]:
+def run(
+    profile: str = "current",
+    torch_profile: str | None = "paper-nearest",
+    separate: bool = False,
+    functions: tuple[str, ...] = (),
+) -> list[Row]:
     rows: list[Row] = []
     with tempfile.TemporaryDirectory(prefix="portbench-predict-") as folder:
         base = Path(folder)
@@ -80,12 +98,14 @@ def run(profile: str = "current", torch_profile: str | None = "paper-nearest") -
                 check=True,
                 stdout=subprocess.DEVNULL,
             )
-        total = 0.0
-        for target in JAX_TARGETS:
-            row = _cell_rows("jax", target, profile, base / f"jax-{target}")[0]
-            total += row.value
-            rows.append(row)
-        rows.append(Row("predict", f"jax for {', '.join(JAX_TARGETS)} together", total, "s"))
+        rows += _cell_rows("jax", ",".join(JAX_TARGETS), profile, base / "jax-pass", functions)
+        if separate:
+            total = 0.0
+            for target in JAX_TARGETS:
+                row = _cell_rows("jax", target, profile, base / f"jax-{target}", functions)[0]
+                total += row.value
+                rows.append(row)
+            rows.append(Row("predict", f"jax for {', '.join(JAX_TARGETS)} one by one", total, "s"))
         if torch_profile is not None:
             rows += _cell_rows("torch", "tpu", torch_profile, base / "torch-tpu")
     return rows
@@ -96,8 +116,11 @@ def main() -> int:
     parser.add_argument("--profile", default="current")
     parser.add_argument("--torch-profile", default="paper-nearest")
     parser.add_argument("--no-torch", action="store_true")
+    parser.add_argument("--separate", action="store_true")
+    parser.add_argument("--functions", nargs="*", default=[])
     args = parser.parse_args()
-    for row in run(args.profile, None if args.no_torch else args.torch_profile):
+    torch_profile = None if args.no_torch else args.torch_profile
+    for row in run(args.profile, torch_profile, args.separate, tuple(args.functions)):
         print(f"{row.item}: {row.value:.1f} {row.unit} ({row.note})")
     return 0
 

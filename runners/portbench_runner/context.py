@@ -83,10 +83,11 @@ class Context:
         self.timing: Optional[Dict[str, object]] = None
         #: Where the measured call's work ran (``fallback.evidence``), when a probe looked.
         self.evidence: Optional[Dict[str, object]] = None
-        # A predicted cell's look at the target, made once the case has ended (a look may
-        # call the function again, which must not change what the case checks).
-        self._pending_look: Optional[Callable[[], Any]] = None
-        self._look_found: Optional[Dict[str, Any]] = None
+        # A predicted cell's looks at its platforms, made once the case has ended (a look
+        # may call the function again, which must not change what the case checks).
+        self._pending_looks: Optional[Callable[[], Any]] = None
+        self._looks_found: Optional[Dict[str, Dict[str, Any]]] = None
+        self._look_platforms: Tuple[str, ...] = ()
         self._rng: Any = None
 
     @property
@@ -186,9 +187,9 @@ class Context:
         self.stage = "call"
         adapter = self._adapter
         before = self._probe(adapter.before_call)
-        predict = adapter.prediction is not None
+        settings = adapter.prediction
         # A predicted cell's timings say nothing of the target: the cold call only.
-        warm = warm and not self._cold_only and not predict
+        warm = warm and not self._cold_only and settings is None
         try:
             output, timing = time_call(
                 lambda: fn(*args, **kwargs), adapter.sync, self._timing_settings, warm=warm
@@ -199,8 +200,9 @@ class Context:
         # Outside the timed region: a probe may lower or re-run the call. It looks before
         # the output check, so a case failed for its output's device keeps the evidence.
         self.evidence = self._probe(lambda: adapter.evidence(fn, args, kwargs, before, warm))
-        if predict:
-            self._pending_look = lambda: adapter.look(fn, args, kwargs)
+        if settings is not None:
+            platforms = self._look_platforms = settings.platforms
+            self._pending_looks = lambda: adapter.looks(fn, args, kwargs, platforms)
         problems = adapter.placement_problems(output)
         if problems:
             raise FallbackDetected("; ".join(problems[:3]))
@@ -225,20 +227,25 @@ class Context:
             )
 
     @property
-    def look(self) -> Optional[Dict[str, Any]]:
-        """A predicted cell's look at the target (``prediction.look_*``), made on first use
-        (after the case ended); None when the case made no measured call. A look that
-        breaks is a limit of the prediction, never the target's failure."""
-        if self._pending_look is not None:
-            look, self._pending_look = self._pending_look, None
+    def looks(self) -> Optional[Dict[str, Dict[str, Any]]]:
+        """A predicted cell's look at each of its platforms (``prediction.look_*``), made on
+        first use (after the case ended); None when the case made no measured call. A look
+        that breaks is a limit of the prediction, never the target's failure."""
+        if self._pending_looks is not None:
+            looks, self._pending_looks = self._pending_looks, None
+            platforms = self._look_platforms
             try:
-                found = look()
+                found = looks()
             except Exception as exc:
-                found = prediction.look_limit(f"the look raised {type(exc).__name__}: {exc}")
+                broken = prediction.look_limit(f"the look raised {type(exc).__name__}: {exc}")
+                found = dict.fromkeys(platforms, broken)
             if not isinstance(found, dict):
-                found = prediction.look_limit("the look found nothing")
-            self._look_found = found
-        return self._look_found
+                found = {}
+            nothing = prediction.look_limit("the look found nothing")
+            self._looks_found = {
+                p: found[p] if isinstance(found.get(p), dict) else nothing for p in platforms
+            }
+        return self._looks_found
 
     def _keep(self, output: Any) -> None:
         leaves = []

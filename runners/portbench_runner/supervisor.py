@@ -19,7 +19,8 @@ import os
 import signal
 import sys
 import time
-from typing import List, Optional, Tuple
+from dataclasses import replace
+from typing import Dict, List, Optional, Tuple
 
 from . import procs
 from .contract import (
@@ -101,6 +102,10 @@ class Supervisor:
         self.python = python or sys.executable
         self.host = HostLink(out_fd)
         self.factory = RecordFactory(plan)
+        # A predicted pass over several targets: one factory per other target's cell, and
+        # each worker result's sibling results until its record is sent.
+        self.sibling_factories = [RecordFactory(p) for p in plan.siblings()]
+        self._sibling_results: Dict[str, Tuple[CaseRecord, Tuple[CaseResult, ...]]] = {}
         self.interrupted: Optional[int] = None
         self.todo = [cid for cid in (plan.case_ids if todo is None else todo) if cid in plan]
         self.need_env = collect_env
@@ -136,7 +141,7 @@ class Supervisor:
         started_at: Optional[float] = None,
         duration_s: Optional[float] = None,
     ) -> CaseRecord:
-        return self.factory.record(
+        made = self.factory.record(
             case_id,
             result,
             WorkerInfo(pid, index),
@@ -145,10 +150,41 @@ class Supervisor:
             output=output,
             strays_killed=strays,
         )
+        if self.sibling_factories and result.siblings:
+            self._sibling_results[case_id] = (made, result.siblings)
+        return made
+
+    def sibling_records(self, record: CaseRecord) -> List[CaseRecord]:
+        """The records of ``record``'s case in the pass's other cells: from the worker's
+        sibling results where ``record`` is the one made with them; otherwise (a crash, a
+        timeout, a skip, a result the supervisor changed afterwards) ``record``'s outcome
+        speaks for every target."""
+        made, results = self._sibling_results.pop(record.case, (None, ()))
+        by_target = {
+            r.prediction.target: r for r in results if r.prediction is not None
+        } if made == record else {}  # fmt: skip
+        found = []
+        for factory in self.sibling_factories:
+            settings = factory.plan.prediction
+            assert settings is not None
+            sibling = by_target.get(settings.target)
+            if sibling is None:
+                found.append(factory.in_this_cell(record))
+                continue
+            mine = factory.record(
+                record.case,
+                sibling,
+                record.worker,
+                output=record.output,
+                strays_killed=record.strays_killed,
+            )
+            found.append(replace(mine, started_at=record.started_at, duration_s=record.duration_s))
+        return found
 
     def emit(self, record: CaseRecord, *then: Message) -> None:
         """Send ``record`` to the host (and ``then``, in the same write); say so on stderr."""
-        self.host.send(RecordMessage(record), *then)
+        siblings = [RecordMessage(r) for r in self.sibling_records(record)]
+        self.host.send(RecordMessage(record), *siblings, *then)
         self.written += 1
         self.done += 1
         detail = record.category or record.reason or ""
@@ -161,6 +197,7 @@ class Supervisor:
         found = planned.merged(Provenance(python=hello.python, numpy=hello.numpy))
         if found != Provenance() and found != self.factory.provenance:
             self.factory = RecordFactory(self.plan, found)
+            self.sibling_factories = [RecordFactory(f.plan, found) for f in self.sibling_factories]
         if self.need_env and hello.env is not None:
             self.write_env(hello)
 

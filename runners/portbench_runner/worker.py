@@ -42,6 +42,7 @@ from .contract import (
     Plan,
     PlanCase,
     PlanFunction,
+    PredictionSettings,
     Result,
     Rule,
     Run,
@@ -378,14 +379,24 @@ class Worker:
         return self._predicted(self._with_measurement(result, ctx), ctx)
 
     def _predicted(self, result: CaseResult, ctx: Context) -> CaseResult:
-        """A predicted cell's result (prediction.py); an observed cell's unchanged."""
-        return prediction.fold(
-            result,
-            ctx.look,
-            self.plan.prediction,
-            lambda exc, stage: classify(exc, stage, self.plan.rules),
-            _error,
-        )
+        """A predicted cell's result (prediction.py), with one result per sibling target
+        from the same control and the same looks; an observed cell's unchanged."""
+        settings = self.plan.prediction
+        if settings is None:
+            return result
+        looks = ctx.looks or {}
+
+        def fold(target: PredictionSettings) -> CaseResult:
+            return prediction.fold(
+                result,
+                looks.get(target.looks_at),
+                target,
+                lambda exc, stage: classify(exc, stage, self.plan.rules),
+                _error,
+            )
+
+        siblings = tuple(fold(s) for s in settings.sibling_settings())
+        return replace(fold(settings), siblings=siblings)
 
     def _with_measurement(self, result: CaseResult, ctx: Context) -> CaseResult:
         """``result`` with the context's timing and evidence, each read as the contract

@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import secrets
 import time
+from collections.abc import Sequence
 from dataclasses import dataclass, field, replace
 from pathlib import Path
 
@@ -30,6 +31,7 @@ from .paths import manifests_dir, results_dir
 from .plan import CellSpec, PlanOptions, check_case_files, compile_plan, read_plan
 from .profiles import check_profile
 from .results import CaseRecord, read_results
+from .results.read import ResultsRead
 from .session import run_session
 from .writable import make_dir, require_writable
 
@@ -75,6 +77,8 @@ class CellRunResult:
     function_counts: dict[str, int]
     wall_s: float
     skipped_lines: int = 0
+    siblings: tuple[CellRunResult, ...] = ()
+    """A predicted pass's other cells (docs/predictions.md), recorded in the same session."""
 
 
 def new_run_dir() -> Path:
@@ -283,14 +287,18 @@ def execute_cell(
     cell_dir: Path,
     resuming: bool,
     console: Console,
+    siblings: Sequence[tuple[Plan, Path]] = (),
 ) -> CellRunResult:
     """Run a compiled plan in a prepared environment (a new cell, a resumed one or a rerun)
-    and summarize what was recorded; raises when the cell stopped early."""
+    and summarize what was recorded; raises when the cell stopped early. ``siblings``: a
+    predicted pass's other cells and their directories (``run_session``)."""
     total = plan.case_count
     console.print(f"[bold]{cell_id}[/] on {prepared.description}: {total} cases → {cell_dir}")
     started = time.monotonic()
     try:
-        session = run_session(backend, prepared, plan, cell_dir, console, new=not resuming)
+        session = run_session(
+            backend, prepared, plan, cell_dir, console, new=not resuming, siblings=siblings
+        )
     except KeyboardInterrupt:
         # Ctrl-C outside the stream (while the session line was written, say): still resumable.
         raise CellInterrupted(
@@ -302,15 +310,11 @@ def execute_cell(
     wall_s = time.monotonic() - started
     read = read_results(cell_dir / "results.jsonl", writer.kind)
     records = read.records
-    # cpu_too: of the failed cases, those whose CPU twin failed too (counted in fail as well).
-    case_counts = dict.fromkeys(("pass", "fail", "skip", "error", "cpu_too"), 0)
-    for record in records:
-        case_counts[record.outcome.value] += 1
-        case_counts["cpu_too"] += int(record.fails_on_cpu)
-    function_counts = dict.fromkeys(FUNCTION_OUTCOMES, 0)
-    for outcome in function_outcomes(plan, records).values():
-        function_counts[outcome] += 1
-    result = CellRunResult(cell_dir, status, case_counts, function_counts, wall_s, read.skipped)
+    others = tuple(
+        _summary(p, d, status, wall_s, read_results(d / "results.jsonl", writer.kind))
+        for p, d in siblings
+    )
+    result = replace(_summary(plan, cell_dir, status, wall_s, read), siblings=others)
     if read.skipped:
         console.print(
             f"[yellow]note:[/] {read.summary(cell_dir / 'results.jsonl')}", soft_wrap=True
@@ -336,3 +340,18 @@ def execute_cell(
             f"({'; '.join(writer.rejections)}); see sessions.jsonl"
         )
     return result
+
+
+def _summary(
+    plan: Plan, cell_dir: Path, status: int, wall_s: float, read: ResultsRead
+) -> CellRunResult:
+    """What a cell recorded, counted: cases by outcome, functions by outcome."""
+    # cpu_too: of the failed cases, those whose CPU twin failed too (counted in fail as well).
+    case_counts = dict.fromkeys(("pass", "fail", "skip", "error", "cpu_too"), 0)
+    for record in read.records:
+        case_counts[record.outcome.value] += 1
+        case_counts["cpu_too"] += int(record.fails_on_cpu)
+    function_counts = dict.fromkeys(FUNCTION_OUTCOMES, 0)
+    for outcome in function_outcomes(plan, read.records).values():
+        function_counts[outcome] += 1
+    return CellRunResult(cell_dir, status, case_counts, function_counts, wall_s, read.skipped)

@@ -7,7 +7,9 @@ from __future__ import annotations
 import argparse
 import signal
 import sys
-from dataclasses import dataclass
+from collections.abc import Sequence
+from contextlib import ExitStack
+from dataclasses import dataclass, field
 from pathlib import Path
 
 from rich.console import Console
@@ -31,6 +33,8 @@ class SessionResult:
     ended: SessionLine
     """The session line written to sessions.jsonl."""
     writer: CellWriter
+    siblings: tuple[tuple[SessionLine, CellWriter], ...] = field(default=())
+    """A predicted pass's other cells: each one's session line and writer."""
 
 
 def budget_s(plan: Plan) -> float:
@@ -46,9 +50,18 @@ def run_session(
     cell_dir: Path,
     console: Console,
     new: bool,
+    siblings: Sequence[tuple[Plan, Path]] = (),
 ) -> SessionResult:
-    """Run the cases of ``plan`` not yet recorded in ``cell_dir`` (which exists)."""
-    with CellWriter(cell_dir, plan) as writer:
+    """Run the cases of ``plan`` not yet recorded in ``cell_dir`` (which exists). A
+    predicted pass over several targets names its other cells (``plan.siblings()``, each
+    with its directory, which exists): their records come in the same stream."""
+    with ExitStack() as stack:
+        writer = stack.enter_context(CellWriter(cell_dir, plan))
+        for sibling_plan, sibling_dir in siblings:
+            sibling = stack.enter_context(CellWriter(sibling_dir, sibling_plan))
+            writer.siblings[sibling_plan.cell] = sibling
+            if new:
+                write_plan(sibling_plan, sibling_dir / "plan.json")
         if new:
             write_plan(plan, cell_dir / "plan.json")
         if writer.previous_summary:
@@ -74,7 +87,10 @@ def run_session(
                     "recorded as a crash for now, and a resumed cell runs it again"
                 )
         ended = writer.finish(status, host_reason)
-    return SessionResult(status, ended, writer)
+        others = tuple(
+            (sibling.finish(status, host_reason), sibling) for sibling in writer.siblings.values()
+        )
+    return SessionResult(status, ended, writer, others)
 
 
 def main(argv: list[str] | None = None) -> int:

@@ -5,6 +5,7 @@ multi-GB or Python 3.9 installs): PORTBENCH_TORCH_XLA_PYTHON, PORTBENCH_OLD_JAX_
 
 from __future__ import annotations
 
+import json
 import os
 import subprocess
 import sys
@@ -173,6 +174,35 @@ def test_predicted_cells_stay_out_of_the_observed_portability_table(
     assert ",3,1,1,1,0," in tpu
     failures = (tables / "failures.csv").read_text()
     assert "predicted" not in failures
+
+
+def test_one_pass_over_two_targets_records_what_two_cells_do(
+    predicted: dict, tmp_path: Path
+) -> None:
+    home = Path(predicted["dirs"]["home"]["path"])
+    proc = _bench(home, tmp_path / "pass", "--accelerator", "tpu,cuda", "--predict")
+    assert proc.returncode == 0, proc.stdout + proc.stderr
+    cells = {}
+    for target in ("tpu", "cuda"):
+        cell = tmp_path / "pass" / f"jax-{target}-predicted-host"
+        cells[target] = {r["case_name"]: r for r in read_jsonl(cell / "results.jsonl")}
+        (session,) = read_jsonl(cell / "sessions.jsonl")
+        assert (session["status"], session["records_written"]) == ("complete", 3)
+        assert json.loads((cell / "env.json").read_text())["cell"] == f"jax/{target}-predicted/host"
+        plan = json.loads((cell / "plan.json").read_text())
+        assert plan["cell"] == f"jax/{target}-predicted/host"
+
+        def said(r: dict) -> tuple:
+            return (r["cell"], r["outcome"], r["category"], r["prediction"]["verdict"])
+
+        assert cells[target].keys() == predicted[target].keys()
+        for name, record in cells[target].items():
+            validate(record, "record")
+            assert said(record) == said(predicted[target][name])
+    # One control: each case ran once, in one worker, for both cells.
+    for name, record in cells["tpu"].items():
+        assert record["worker"] == cells["cuda"][name]["worker"]
+        assert record["timing"] == cells["cuda"][name]["timing"]
 
 
 @pytest.mark.skipif(

@@ -168,7 +168,46 @@ def _tensorflow_cases() -> list[tuple[str, Callable[[], Any], str, str]]:
             "not_implemented",
             "tf.unimplemented-op",
         ),
+        (
+            "svd of float16 in a graph (kernels for other dtypes listed)",
+            lambda: tf.function(tf.linalg.svd)(tf.ones((3, 2), tf.float16)),
+            "type",
+            "tf.no-kernel-for-dtype",
+        ),
+        (
+            "range of float16 under XLA",
+            lambda: tf.function(lambda n: tf.range(n, dtype=tf.float16), jit_compile=True)(
+                tf.constant(3.0, tf.float16)
+            ),
+            "type",
+            "tf.xla-dtype-refused",
+        ),
+        (
+            "TF-NumPy rad2deg of int8 in a graph",
+            lambda: tf.function(tf.experimental.numpy.rad2deg)(tf.constant([1, 2], tf.int8)),
+            "type",
+            "tf.python-dtype-conversion",
+        ),
+        (
+            "get_global_step of a resource step found by name",
+            lambda: _resource_global_step(tf),
+            "type",
+            "tf.resource-handle-dtype",
+        ),
     ]
+
+
+def _resource_global_step(tf: Any) -> Any:
+    with tf.Graph().as_default():
+        tf.compat.v1.get_variable(
+            "global_step",
+            shape=[],
+            dtype=tf.int64,
+            initializer=tf.compat.v1.zeros_initializer(),
+            trainable=False,
+            use_resource=True,
+        )
+        return tf.compat.v1.train.get_global_step()
 
 
 def _forced_onto_gpu(tf: Any) -> Any:
@@ -215,6 +254,12 @@ def _jax_cases() -> list[tuple[str, Callable[[], Any], str, str]]:
             ),
             "lowering",
             "jax.lowering",
+        ),
+        (
+            "jnp.split at a negative boundary (NumPy takes it as a slice)",
+            lambda: jnp.split(jnp.arange(8), [2, -3]),
+            "not_implemented",
+            "jax.split-boundaries",
         ),
     ]
 

@@ -145,11 +145,22 @@ class Adapter:
         calls that change state)."""
         return None
 
-    def look(
-        self, fn: Callable[..., Any], args: Tuple[Any, ...], kwargs: Dict[str, Any]
+    def looks(
+        self,
+        fn: Callable[..., Any],
+        args: Tuple[Any, ...],
+        kwargs: Dict[str, Any],
+        platforms: Tuple[str, ...],
+    ) -> Dict[str, Dict[str, Any]]:
+        """A predicted cell's look at each platform for the measured call (``prediction.look_*``),
+        made after the case ended, by platform; an adapter that can share work between
+        platforms (JAX's trace) overrides this, one that cannot overrides ``look_for``."""
+        return {p: self.look_for(fn, args, kwargs, p) for p in platforms}
+
+    def look_for(
+        self, fn: Callable[..., Any], args: Tuple[Any, ...], kwargs: Dict[str, Any], platform: str
     ) -> Dict[str, Any]:
-        """A predicted cell's look at the target for the measured call (``prediction.look_*``),
-        made after the case ended; adapters that can predict override it."""
+        """A predicted cell's look at ``platform`` for the measured call."""
         return {"status": "limit", "why": f"{self.name} has no way to predict this target"}
 
     def compiled(self, fn: Callable[..., Any], **options: Any) -> Callable[..., Any]:

@@ -11,7 +11,14 @@ from .. import fallback, prediction
 from .base import Adapter, DeviceMissing
 from .rocm import check_gfx
 
-__all__ = ["JaxAdapter", "LoweringUnsupported", "lower_for", "lowered_text", "lowering_limit"]
+__all__ = [
+    "JaxAdapter",
+    "Lowerer",
+    "LoweringUnsupported",
+    "lower_for",
+    "lowered_text",
+    "lowering_limit",
+]
 
 _BACKEND = {"cpu": "cpu", "cuda": "gpu", "rocm": "rocm", "tpu": "tpu"}
 #: The platform a program is lowered for, per flavor.
@@ -22,10 +29,10 @@ class LoweringUnsupported(Exception):
     """This jax cannot lower for a platform other than its own backend."""
 
 
-def lowered_text(jax: Any, fn: Callable[..., Any], args: Any, kwargs: Any, platform: str) -> str:
-    """The StableHLO text of ``fn(*args, **kwargs)`` lowered for ``platform``, which this
-    machine need not have. Arrays become the program's parameters; every other argument
-    (axes, flags) stays a Python value, as the case passed it."""
+def _program(jax: Any, fn: Callable[..., Any], args: Any, kwargs: Any) -> Tuple[Any, List[Any]]:
+    """``fn(*args, **kwargs)`` jitted with its arrays as the program's parameters (every
+    other argument, axes and flags, stays a Python value, as the case passed it), and the
+    arrays."""
     leaves, tree = jax.tree_util.tree_flatten((args, kwargs))
     arrays = [i for i, leaf in enumerate(leaves) if isinstance(leaf, jax.Array)]
 
@@ -36,9 +43,38 @@ def lowered_text(jax: Any, fn: Callable[..., Any], args: Any, kwargs: Any, platf
         call_args, call_kwargs = jax.tree_util.tree_unflatten(tree, filled)
         return fn(*call_args, **call_kwargs)
 
-    jitted = jax.jit(program)
-    inputs = [leaves[i] for i in arrays]
+    return jax.jit(program), [leaves[i] for i in arrays]
+
+
+def lowered_text(jax: Any, fn: Callable[..., Any], args: Any, kwargs: Any, platform: str) -> str:
+    """The StableHLO text of ``fn(*args, **kwargs)`` lowered for ``platform``, which this
+    machine need not have."""
+    jitted, inputs = _program(jax, fn, args, kwargs)
     return cast(str, lower_for(jax, jitted, inputs, platform).as_text())
+
+
+class Lowerer:
+    """One call lowered for several platforms: traced once where this jax can (``trace``,
+    jax >= 0.4.30), then lowered per platform; an older jax lowers each from the start."""
+
+    def __init__(self, jax: Any, fn: Callable[..., Any], args: Any, kwargs: Any) -> None:
+        self.jax = jax
+        self.jitted, self.inputs = _program(jax, fn, args, kwargs)
+        self._traced: Any = None
+        self._trace_error: Optional[BaseException] = None
+
+    def text(self, platform: str) -> str:
+        if not hasattr(self.jitted, "trace"):
+            return cast(str, lower_for(self.jax, self.jitted, self.inputs, platform).as_text())
+        if self._trace_error is not None:
+            raise self._trace_error
+        if self._traced is None:
+            try:
+                self._traced = self.jitted.trace(*self.inputs)
+            except Exception as exc:
+                self._trace_error = exc
+                raise
+        return cast(str, self._traced.lower(lowering_platforms=(platform,)).as_text())
 
 
 def lower_for(jax: Any, jitted: Any, inputs: List[Any], platform: str) -> Any:
@@ -200,7 +236,7 @@ class JaxAdapter(Adapter):
         # callbacks and host memory show there even when the output is on the device.
         # Lowering runs nothing, so stateful calls are probed too.
         if self.prediction is not None:
-            return None  # a predicted cell lowers in look(), once
+            return None  # a predicted cell lowers in looks(), once
         platform = self.fallback_settings.get("lower_for") or _LOWERING[self.flavor]
         if platform == "cpu" and not self.fallback_settings.get("lower_for"):
             return None  # the target is the host: there is nowhere to fall back to
@@ -220,27 +256,46 @@ class JaxAdapter(Adapter):
             note=note,
         )
 
-    def look(
-        self, fn: Callable[..., Any], args: Tuple[Any, ...], kwargs: Dict[str, Any]
+    def looks(
+        self,
+        fn: Callable[..., Any],
+        args: Tuple[Any, ...],
+        kwargs: Dict[str, Any],
+        platforms: Tuple[str, ...],
+    ) -> Dict[str, Dict[str, Any]]:
+        """A predicted cell's looks: the call traced once and lowered for each platform (a
+        pass predicting several targets shares the trace and the CPU control)."""
+        lowerer = Lowerer(self.jax, fn, args, kwargs)
+        cpu_refusal: List[Optional[str]] = []  # the CPU control's lowering, made at most once
+
+        def cpu_fails() -> Optional[str]:
+            if not cpu_refusal:
+                try:
+                    lowerer.text("cpu")
+                    cpu_refusal.append(None)
+                except Exception as cpu_exc:
+                    cpu_refusal.append(f"{type(cpu_exc).__name__}: {str(cpu_exc)[:160]}")
+            return cpu_refusal[0]
+
+        found: Dict[str, Dict[str, Any]] = {}
+        for platform in platforms:
+            found[platform] = self._look_at(lowerer, platform, cpu_fails)
+        return found
+
+    def _look_at(
+        self, lowerer: Lowerer, platform: str, cpu_fails: Callable[[], Optional[str]]
     ) -> Dict[str, Any]:
-        """A predicted cell's look: the call lowered for the target's platform."""
-        assert self.prediction is not None  # look() is asked in predicted cells only
-        platform = self.prediction.looks_at
         try:
-            text = lowered_text(self.jax, fn, args, kwargs, platform)
+            text = lowerer.text(platform)
         except Exception as exc:
             limit = lowering_limit(exc, platform)
             if limit is not None:
                 return prediction.look_limit(limit)
-            try:
-                # The control, only when the target refused: a call that does not lower
-                # even for the CPU (it writes a file, returns a jaxpr) says nothing of it.
-                lowered_text(self.jax, fn, args, kwargs, "cpu")
-            except Exception as cpu_exc:
-                return prediction.look_limit(
-                    f"the call does not lower even for the CPU ({type(cpu_exc).__name__}: "
-                    f"{str(cpu_exc)[:160]})"
-                )
+            # The control, only when the target refused: a call that does not lower even
+            # for the CPU (it writes a file, returns a jaxpr) says nothing of it.
+            why = cpu_fails()
+            if why is not None:
+                return prediction.look_limit(f"the call does not lower even for the CPU ({why})")
             return prediction.look_refused(exc)
         work = fallback.jax_host_work(text)
         if work:

@@ -206,14 +206,13 @@ class TensorFlowAdapter(Adapter):
                         executed.append((node.op, node.device))
         return executed
 
-    def look(
-        self, fn: Callable[..., Any], args: Tuple[Any, ...], kwargs: Dict[str, Any]
+    def look_for(
+        self, fn: Callable[..., Any], args: Tuple[Any, ...], kwargs: Dict[str, Any], platform: str
     ) -> Dict[str, Any]:
         """A predicted cell's look: for a GPU, every op one more call runs must have a GPU
         kernel declared for its dtypes; for a TPU, the call must compile with XLA (on the
         CPU: a TPU runs TensorFlow's compute ops through XLA)."""
-        assert self.prediction is not None  # look() is asked in predicted cells only
-        if self.prediction.looks_at == "cuda":
+        if platform == "cuda":
             return self.declared_look(fn, args, kwargs)
         return self.xla_look(fn, args, kwargs)
 

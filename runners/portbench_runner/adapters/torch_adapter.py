@@ -271,8 +271,8 @@ class TorchAdapter(Adapter):
             probe, "cuda", fallback.torch_cuda_host_work(str(e.name) for e in events)
         )
 
-    def look(
-        self, fn: Callable[..., Any], args: Tuple[Any, ...], kwargs: Dict[str, Any]
+    def look_for(
+        self, fn: Callable[..., Any], args: Tuple[Any, ...], kwargs: Dict[str, Any], platform: str
     ) -> Dict[str, Any]:
         """A predicted CUDA cell's look: every operator the call dispatched to a CPU kernel
         must have a CUDA kernel (or a composite one) in this build's dispatcher."""

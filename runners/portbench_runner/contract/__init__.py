@@ -155,6 +155,7 @@ from .provenance import (
     Prediction,
     PredictionSettings,
     Provenance,
+    SiblingTarget,
 )
 from .records import RECORD_SCHEMA, RECORD_SCHEMAS, CaseRecord, CaseResult
 from .session import SESSION_SCHEMA, SESSION_SCHEMAS, Integrity, NodeMark, SessionLine
@@ -278,6 +279,7 @@ __all__ = [
     "SessionLine",
     "SessionMessage",
     "SessionStatus",
+    "SiblingTarget",
     "Stage",
     "StageReached",
     "Start",

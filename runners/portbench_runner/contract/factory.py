@@ -14,7 +14,7 @@ import shlex
 import time
 from dataclasses import replace
 from datetime import datetime, timezone
-from typing import Callable, Optional, TypeVar
+from typing import Callable, Optional, Tuple, TypeVar
 
 from .bounds import (
     ERROR_TYPE_CHARS,
@@ -152,8 +152,26 @@ def _evidence(value: object) -> Optional[Evidence]:
         return None
 
 
-def _checked(obj: object) -> CaseResult:
+#: Sibling results one worker result may carry (a predicted pass's other targets).
+MAX_SIBLING_RESULTS = 8
+
+
+def _siblings(f: Fields) -> Tuple[CaseResult, ...]:
+    if f.raw("siblings") is None:
+        return ()
+    found = []
+    for item in f.items("siblings", MAX_SIBLING_RESULTS):
+        sibling = _checked(item, nested=False)
+        if sibling.prediction is None:
+            raise RecordInvalid("a sibling result names no target (prediction)")
+        found.append(sibling)
+    return tuple(found)
+
+
+def _checked(obj: object, nested: bool = True) -> CaseResult:
     f = Fields(obj, "the result", RecordInvalid)
+    if not nested and f.raw("siblings") is not None:
+        raise RecordInvalid("a sibling result has siblings of its own")
     outcome = f.enum("outcome", Outcome)
     stage = category = None
     if outcome is Outcome.FAIL:
@@ -181,6 +199,7 @@ def _checked(obj: object) -> CaseResult:
         mutant=_part(f, "mutant", MutantInfo.from_json),
         started_at=started,
         duration_s=None if duration is None else max(0.0, duration),
+        siblings=_siblings(f) if nested else (),
     )
 
 
@@ -272,6 +291,13 @@ class RecordFactory:
             recorded_by=recorded_by,
             mutant=result.mutant,
         )
+
+    def in_this_cell(self, record: CaseRecord) -> CaseRecord:
+        """``record``, of another cell of a predicted pass (``Plan.siblings``), as the record
+        of the same case in this factory's cell: its cell, rerun command and prediction are
+        this cell's, the rest (the outcome that speaks for every target) is ``record``'s."""
+        made = self.record(record.case, CaseResult(record.outcome), record.worker)
+        return replace(record, cell=made.cell, rerun=made.rerun, prediction=made.prediction)
 
     def with_result(self, record: CaseRecord, result: CaseResult) -> CaseRecord:
         """``record`` with its outcome fields replaced by ``result``'s (a record the worker

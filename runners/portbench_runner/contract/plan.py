@@ -370,6 +370,28 @@ class Plan:
         """What this cell's records are: observed, or predicted / declared (issue 30)."""
         return EvidenceKind.OBSERVED if self.prediction is None else self.prediction.evidence_kind
 
+    def siblings(self) -> Tuple[Plan, ...]:
+        """A predicted pass's other cells: this plan for each sibling target (its cell id
+        and rerun command name that target; its records come from the same worker)."""
+        if self.prediction is None or not self.prediction.siblings:
+            return ()
+        own = self.prediction.target
+        framework, middle, profile = self.cell.split("/", 2)
+        found = []
+        for settings in self.prediction.sibling_settings():
+            kind = middle[len(own) :] if middle.startswith(own) else f"-{middle}"
+            found.append(
+                replace(
+                    self,
+                    cell=f"{framework}/{settings.target}{kind}/{profile}",
+                    prediction=settings,
+                    rerun_prefix=self.rerun_prefix.replace(
+                        f"--accelerator {own} ", f"--accelerator {settings.target} "
+                    ),
+                )
+            )
+        return tuple(found)
+
     @property
     def is_census(self) -> bool:
         return self.census is not None

@@ -6,7 +6,7 @@ record knows what it says (issue 30), and the mutant a mutation run's record ran
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Optional
+from typing import Optional, Tuple
 
 from .enums import (
     EvidenceKind,
@@ -24,11 +24,14 @@ __all__ = [
     "Prediction",
     "PredictionSettings",
     "Provenance",
+    "SiblingTarget",
 ]
 
 #: Platforms a cell can be predicted for: JAX lowers for them, TensorFlow and PyTorch read
 #: their kernels (docs/predictions.md).
 PREDICTION_PLATFORMS = ("cuda", "rocm", "tpu")
+#: Targets one predicted pass may cover beside its own (one cell each).
+MAX_SIBLINGS = 8
 
 READ_NOTE_CHARS = 4000
 
@@ -137,6 +140,33 @@ class Prediction:
 
 
 @dataclass(frozen=True)
+class SiblingTarget:
+    """Another target one predicted pass covers: its records go to a cell of its own."""
+
+    target: str
+    platform: Optional[str] = None
+
+    @classmethod
+    def from_json(cls, value: object, where: str) -> SiblingTarget:
+        f = Fields(value, where, PlanInvalid, frozenset(("target", "platform")))
+        return cls(f.text("target", 80), _platform(f))
+
+    def to_json(self) -> JSONObject:
+        out: JSONObject = {"target": self.target}
+        _put(out, "platform", self.platform)
+        return out
+
+
+def _platform(f: Fields) -> Optional[str]:
+    platform = f.opt_text("platform", 80)
+    if platform is not None and platform not in PREDICTION_PLATFORMS:
+        raise f.fail(
+            f"cannot predict platform {platform[:40]!r} ({', '.join(PREDICTION_PLATFORMS)})"
+        )
+    return platform
+
+
+@dataclass(frozen=True)
 class PredictionSettings:
     """A plan's ``prediction``: the cell predicts ``target`` instead of running on it, by
     ``method``, looking at ``platform``; ``control`` says how its CPU control runs. The
@@ -147,29 +177,58 @@ class PredictionSettings:
     platform: Optional[str] = None
     """``cuda``, ``rocm`` or ``tpu``; None: the target's own name is the platform."""
     control: PredictionControl = PredictionControl.CPU_RUN
+    siblings: Tuple[SiblingTarget, ...] = ()
+    """Other targets predicted in the same pass (one control, each case looked at for
+    every platform in the same worker); each has a cell of its own (:meth:`Plan.siblings`)."""
 
-    KEYS = frozenset(("method", "target", "platform", "control"))
+    KEYS = frozenset(("method", "target", "platform", "control", "siblings"))
+
+    def __post_init__(self) -> None:
+        targets = [self.target, *(s.target for s in self.siblings)]
+        if len(set(targets)) != len(targets) or len(self.siblings) > MAX_SIBLINGS:
+            raise PlanInvalid(
+                f"a predicted pass names its targets once each, at most {MAX_SIBLINGS + 1} "
+                f"({', '.join(t[:40] for t in targets[:12])})"
+            )
 
     @classmethod
     def from_json(cls, value: object, where: str) -> PredictionSettings:
         f = Fields(value, where, PlanInvalid, cls.KEYS)
-        platform = f.opt_text("platform", 80)
-        if platform is not None and platform not in PREDICTION_PLATFORMS:
-            raise f.fail(
-                f"cannot predict platform {platform[:40]!r} ({', '.join(PREDICTION_PLATFORMS)})"
-            )
+        siblings = f.raw("siblings")
         return cls(
             f.enum("method", PredictionMethod),
             f.text("target", 80),
-            platform,
+            _platform(f),
             f.opt_enum("control", PredictionControl) or PredictionControl.CPU_RUN,
+            tuple(
+                SiblingTarget.from_json(item, f"{where}.siblings")
+                for item in (f.items("siblings", MAX_SIBLINGS) if siblings is not None else ())
+            ),
         )
 
     def to_json(self) -> JSONObject:
         out: JSONObject = {"method": self.method.value, "target": self.target}
         _put(out, "platform", self.platform)
         out["control"] = self.control.value
+        if self.siblings:
+            out["siblings"] = [s.to_json() for s in self.siblings]
         return out
+
+    def sibling_settings(self) -> Tuple[PredictionSettings, ...]:
+        """Each sibling target's own settings (this method and control; no siblings)."""
+        return tuple(
+            PredictionSettings(self.method, s.target, s.platform, self.control)
+            for s in self.siblings
+        )
+
+    @property
+    def platforms(self) -> Tuple[str, ...]:
+        """The platforms a case is looked at for, this target's first, each once."""
+        found = [self.looks_at]
+        for s in self.sibling_settings():
+            if s.looks_at not in found:
+                found.append(s.looks_at)
+        return tuple(found)
 
     @property
     def evidence_kind(self) -> EvidenceKind:

@@ -29,7 +29,7 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass
-from typing import Optional
+from typing import Optional, Tuple
 
 from .bounds import ERROR_TYPE_CHARS, MAX_CASE_ID_CHARS, STDERR_TAIL_CHARS
 from .enums import Category, EvidenceKind, Outcome, RecordedBy, RecordKind, Stage, StrEnum
@@ -98,6 +98,9 @@ class CaseResult:
     started_at: Optional[float] = None
     """When the case began (epoch seconds), as the worker saw it."""
     duration_s: Optional[float] = None
+    siblings: Tuple[CaseResult, ...] = ()
+    """A predicted pass's results for its other targets (each names its target in its
+    ``prediction``): the same control, looked at for another platform."""
 
     def measured(
         self,
@@ -125,6 +128,7 @@ class CaseResult:
             self.mutant,
             started_at,
             duration_s,
+            self.siblings,
         )
 
     def to_json(self) -> JSONObject:
@@ -155,6 +159,8 @@ class CaseResult:
             out["started_at"] = json_number(self.started_at)
         if self.duration_s is not None:
             out["duration_s"] = json_number(self.duration_s)
+        if self.siblings:
+            out["siblings"] = [sibling.to_json() for sibling in self.siblings]
         return out
 
 

@@ -28,6 +28,7 @@ from portbench_runner.contract import (
 from ..accelerators import load_accelerators
 from ..cellrun import new_run_dir
 from ..errors import UsageError
+from ..images.accelerator_locks import not_pinned
 from ..manifest import load_manifest
 from ..outcomes import function_outcomes
 from ..plan import (
@@ -195,6 +196,10 @@ def ray_matrix(args: argparse.Namespace, console: Console) -> list[JSONObject]:
             share = shares.get(framework)
             if share is None:
                 rows.append({"cell": cell, "status": "not selected"})
+                continue
+            unpinned = not_pinned(profile, framework, acc.flavor)
+            if unpinned:
+                rows.append({"cell": cell, "status": "not pinned", "reason": unpinned})
                 continue
             complete, kept = _cell_state(run_dir / cell.replace("/", "-"))
             if complete:

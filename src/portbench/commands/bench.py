@@ -358,8 +358,13 @@ def _bench(args: argparse.Namespace) -> int:
     else:
         result = run_cell(request, console)
     suffix = "-predicted" if args.predict else ""
-    cell_id = f"{request.framework}/{request.accelerator}{suffix}/{request.profile}"
+    # A predicted pass over several targets: the first is the session's cell, the others
+    # its siblings, each summed up as a cell of its own.
+    first = request.accelerator.split(",")[0].strip()
+    cell_id = f"{request.framework}/{first}{suffix}/{request.profile}"
     console.print(summary_table(cell_id, result))
+    for sibling in result.siblings:
+        console.print(summary_table(sibling.cell_dir.name, sibling))
     untested = untested_functions(result.cell_dir)
     if untested:
         console.print(

@@ -12,6 +12,9 @@
   refuses them until they are resolved where the index answers.
 - ``torch-mps``: PyPI's macOS arm64 torch is the MPS build; resolved for macOS 14 on
   arm64 (the oldest its wheels are tagged for).
+
+``jax-rocm`` and ``torch-mps`` pin the release of their framework's CPU lock, and a refresh
+keeps them there (``follows``): a cell on the device and one on the CPU measure the same code.
 """
 
 from __future__ import annotations
@@ -24,7 +27,7 @@ from .locks import load_lock, lock_path
 if TYPE_CHECKING:
     from .lockgen import CurrentLock
 
-__all__ = ["INDEXES", "accelerator_current", "require_installable"]
+__all__ = ["INDEXES", "accelerator_current", "not_pinned", "require_installable"]
 
 #: PyTorch's own wheel indexes for the device builds PyPI does not serve.
 INDEXES = {
@@ -47,6 +50,7 @@ def accelerator_current() -> dict[tuple[str, str], CurrentLock]:
             True,
             PYPI + " (jax's ROCm plugin; ROCm 7's runtime libraries come from the image's base, "
             "AMD's ROCm image: no Python index serves them)",
+            follows="cpu",
         ),
         ("tensorflow", "rocm"): CurrentLock(
             "tensorflow-rocm",
@@ -78,19 +82,41 @@ def accelerator_current() -> dict[tuple[str, str], CurrentLock]:
             PYPI + " for macOS 14 on arm64 (PyPI's macOS torch is the MPS build)",
             platform="aarch64-apple-darwin",
             env=(("MACOSX_DEPLOYMENT_TARGET", "14.0"),),
+            follows="cpu",
         ),
     }
 
 
+def not_pinned(profile: str, framework: str, flavor: str) -> str | None:
+    """Why a pinned profile has no environment for this framework on this flavor (jax on
+    xpu: no lock), in words a matrix row and a refusal both use; None where it has one."""
+    if profile == "host":
+        return None
+    path = lock_path(profile, framework, flavor)
+    if path.exists():
+        return None
+    pinned = sorted(p.stem.split("-", 1)[1] for p in path.parent.glob(f"{framework}-*.txt"))
+    return (
+        f"profile '{profile}' pins no {framework} build for {flavor} (no {path.name}; it pins "
+        f"{framework} for {', '.join(pinned) or 'nothing'})"
+    )
+
+
 def require_installable(profile: str, framework: str, flavor: str) -> None:
-    """Refuse, in one sentence, a lock that lists an index's packages without having been
-    resolved against that index: installing it would take whatever the index serves that
-    day, unhashed, with none of the packages those depend on."""
+    """Refuse, in one sentence and before the device is looked for, a pinned profile that
+    has no lock for this framework on this flavor (jax on xpu), and a lock that lists an
+    index's packages without having been resolved against that index: installing it would
+    take whatever the index serves that day, unhashed, with none of the packages those
+    depend on."""
+    unpinned = not_pinned(profile, framework, flavor)
+    if unpinned:
+        raise UsageError(
+            f"{unpinned}: run it with your own install (--profile host), or pick another "
+            "accelerator"
+        )
     if profile == "host":
         return
     path = lock_path(profile, framework, flavor)
-    if not path.exists():
-        return  # the build says there is no lock, in its own sentence
     lock = load_lock(path)
     if lock.verified or not lock.indexes:
         return

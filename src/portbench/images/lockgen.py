@@ -56,6 +56,9 @@ class CurrentLock:
     indexes: tuple[tuple[str, str], ...] = ()
     platform: str | None = None
     env: tuple[tuple[str, str], ...] = ()
+    follows: str | None = None
+    """A flavor whose lock's release this one takes when refreshed (``cpu``: an MPS cell
+    measures the release the CPU cells measure), rather than the newest."""
 
     def requirements(self, version: str) -> tuple[str, ...]:
         return tuple(item.format(version=version) for item in self.template)

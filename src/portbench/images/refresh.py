@@ -12,7 +12,8 @@ index answers, the newest release is resolved from it (uv's ``--torch-backend cp
 it does not (the development machine, CI), the newest ``+cpu`` wheel of the lock's local
 wheelhouse is the most that can be verified, and the lock is not moved past it: a CUDA
 build is never put in a CPU lock. Locks written from documented pins (TPU) are left as they
-are. The paper profiles are never touched.
+are. A lock that follows another flavor's (``jax-rocm`` and ``torch-mps`` follow the CPU
+lock) moves to that lock's release only. The paper profiles are never touched.
 """
 
 from __future__ import annotations
@@ -134,8 +135,14 @@ def _refresh_one(
         return Refreshed(
             name, before, before, note="written from documented pins, not resolvable here: kept"
         )
-    newest = _newest_first(framework, current.package, before)
-    candidates, backend, note = newest, None, ""
+    if current.follows:
+        # The CPU lock's release (refreshed first: keys sort "cpu" before the device flavors).
+        followed = current_version(framework, current.follows)
+        newest = [followed] if Version(followed) >= Version(before) else []
+        note = f"follows {framework}-{current.follows}"
+    else:
+        newest, note = _newest_first(framework, current.package, before), ""
+    candidates, backend = newest, None
     if current.indexes and framework == "torch":
         wheelhouse = [
             v for v in _wheelhouse_cpu(current.find_links) if Version(v) >= Version(before)

@@ -21,8 +21,8 @@ __all__ = ["PREDICTED_SUFFIX", "PredictSpec", "predict_spec"]
 
 #: Appended to the target in a predicted cell's id: ``jax/tpu-predicted/current``.
 PREDICTED_SUFFIX = "-predicted"
-#: JAX platform names accepted as targets beside the table's ids (the table has no ROCm id
-#: yet; ``cuda`` names any CUDA GPU as ``gpu`` does).
+#: JAX platform names accepted as targets beside the table's ids (``cuda`` names any CUDA GPU
+#: as ``gpu`` does; ``rocm`` any AMD GPU, as the table's generic ``rocm`` id does).
 PLATFORM_TARGETS = {"cuda": "cuda", "rocm": "rocm"}
 #: An id's flavor names the platform lowered for: a model's id (``rocm-mi300x``, ``tpu-v6e``)
 #: predicts what its flavor's platform does, since XLA lowers for a platform, not a model
@@ -83,8 +83,8 @@ def predict_spec(framework: str, target: str, profile: str) -> PredictSpec:
         return PredictSpec(framework, target, platform, _LOWERED, _CPU_RUN, "cpu")
     if platform == "rocm":
         raise UsageError(
-            f"{framework} has no way here to predict a ROCm GPU (its ROCm builds are not on "
-            f"PyPI); predict jax for {target}, or {framework} for cuda or tpu"
+            f"{framework} has no way here to predict a ROCm GPU (no ROCm build of it is read "
+            f"for prediction yet); predict jax for {target}, or {framework} for cuda or tpu"
         )
     if framework == "torch" and platform == "tpu":
         if profile == "paper":

@@ -35,8 +35,17 @@ __all__ = [
 ]
 
 SUPPORT = ("yes", "partly", "no", "no-sample", "error")
-#: The device type whose declared dtypes apply, per accelerator flavor.
-DEVICE_TYPES = {"cpu": "cpu", "cuda": "cuda"}
+#: The device types whose declared dtypes apply, per accelerator flavor: the first one the
+#: database names. torch's declares rocm, xpu and mps (inheriting CUDA's or the CPU's dtypes
+#: where an entry names none); TensorFlow's ROCm build registers its kernels as GPU ones,
+#: which its database reads as cuda.
+DEVICE_TYPES = {
+    "cpu": ("cpu",),
+    "cuda": ("cuda",),
+    "rocm": ("rocm", "cuda"),
+    "xpu": ("xpu",),
+    "mps": ("mps",),
+}
 
 
 @dataclass(frozen=True)
@@ -114,21 +123,18 @@ def _recorded_cases(cell: Cell) -> list[CensusCase]:
     plan = cell.plan
     if not isinstance(plan, Plan):
         return []
-    device_type = DEVICE_TYPES.get(plan.accelerator.flavor)
+    device_types = DEVICE_TYPES.get(plan.accelerator.flavor, ())
     by_case = {r.case: r for r in cell.records}
     rows = []
     for function in plan.functions:
         census = function.census
         declared_types = census.declared if census is not None else {}
+        device_type = next((t for t in device_types if t in declared_types), None)
         row = census.row if census is not None else None
         operator = (row or function.function).removeprefix("census:")
         for case in function.cases:
             dtype = case.dtype or case.name
-            declared = (
-                dtype in declared_types.get(device_type, ())
-                if device_type in declared_types
-                else None
-            )
+            declared = dtype in declared_types[device_type] if device_type else None
             record = by_case.get(case.id)
             if record is None:
                 continue

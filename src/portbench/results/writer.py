@@ -91,6 +91,9 @@ class CellWriter:
         self.session: SessionLine | None = None
         self.failure: DiskFull | None = None
         self.started = iso_time()
+        self.siblings: dict[str, CellWriter] = {}
+        """A predicted pass's other cells, by cell id: their records and env arrive in
+        this stream and are stored there, each checked as that cell's own (session.py)."""
 
     # -- lifecycle -------------------------------------------------------------------
     def __enter__(self) -> CellWriter:
@@ -167,12 +170,18 @@ class CellWriter:
                 self._env(message.env)
             elif isinstance(message, SessionMessage):
                 self.session = message.session
+                for cell_id, sibling in self.siblings.items():
+                    sibling.session = replace(message.session, cell=cell_id)
         except ContractError as exc:
             self._reject(str(exc))
         except DiskFull as exc:
             self.failure = exc
 
     def _store(self, record: CaseRecord) -> None:
+        sibling = self.siblings.get(record.cell)
+        if sibling is not None:
+            sibling._store(record)
+            return
         if record.cell != self.cell_id:
             raise RecordInvalid(f"a record of cell {record.cell[:60]!r}, not {self.cell_id!r}")
         if record.kind is not self.kind:
@@ -207,6 +216,9 @@ class CellWriter:
             raise RecordInvalid(f"the env of cell {env.cell[:60]!r}, not {self.cell_id!r}")
         # The first session's environment stays: a resumed cell keeps its first env.json.
         write_new(self.env_path, env.to_json())
+        for cell_id, sibling in self.siblings.items():
+            if sibling.need_env:
+                write_new(sibling.env_path, replace(env, cell=cell_id).to_json())
 
     def store_host_record(self, record: CaseRecord) -> None:
         """A record the host itself makes or carries: the case a dead supervisor was running,
@@ -228,6 +240,8 @@ class CellWriter:
         )  # fmt: skip
         try:
             self.store_host_record(record)
+            for sibling in self.siblings.values():
+                sibling.store_host_record(RecordFactory(sibling.plan).in_this_cell(record))
         except RecordInvalid:
             return None
         return case

@@ -41,6 +41,7 @@ def _cell(
     outcomes: dict[str, tuple[str, int]],
     row: str | None = None,
     message: str = "no kernel",
+    declared: dict[str, tuple[str, ...]] | None = None,
 ) -> Cell:
     """A census cell of one operator 'add' (or harnesses of one primitive, ``row``) whose
     cases ``census:add.<n>::<dtype>`` have the given (outcome, samples that agreed of 2)."""
@@ -48,8 +49,8 @@ def _cell(
     for case_id in outcomes:
         function, dtype = case_id.split("::")
         entry = CensusEntry(
-            "op_db", "2.13.0", len(functions), "add", "", {"cpu": ("float32",), "cuda": ("float32",)},
-            row=row,
+            "op_db", "2.13.0", len(functions), "add", "",
+            declared or {"cpu": ("float32",), "cuda": ("float32",)}, row=row,
         )  # fmt: skip
         case = PlanCase(case_id, dtype, 1, dtype=dtype)
         functions.append(PlanFunction(function, "census:op_db", (case,), census=entry))
@@ -105,6 +106,25 @@ def test_support_findings_and_summary() -> None:
     summary = census_summary_table([cell]).rows[0]
     assert summary[3:8] == [1, 0, 1, 0, 2]  # one operator, some yes; two pairs
     assert summary[-3:] == [1, 1, "1"]
+
+
+def test_a_device_cell_reads_the_dtypes_declared_for_its_device_type() -> None:
+    outcomes = {"census:add::float32": ("pass", 2), "census:add::int8": ("pass", 2)}
+    torch_like = {"cpu": ("float32", "int8"), "cuda": ("float32", "int8"), "rocm": ("float32",)}
+
+    def declared(flavor: str, table: dict[str, tuple[str, ...]]) -> dict[str, bool | None]:
+        cell = _cell(flavor, flavor, outcomes, declared=table)
+        return {c.dtype: c.declared for c in census_cases(cell)}
+
+    # ROCm: torch's own rocm entry where the database has one, else CUDA's (TensorFlow's GPU).
+    assert declared("rocm", torch_like) == {"float32": True, "int8": False}
+    assert declared("rocm", {"cpu": ("float32",), "cuda": ("int8",)}) == {
+        "float32": False,
+        "int8": True,
+    }
+    assert declared("mps", {**torch_like, "mps": ("int8",)}) == {"float32": False, "int8": True}
+    # A database that declares nothing for the device says nothing: unknown, not undeclared.
+    assert declared("xpu", torch_like) == {"float32": None, "int8": None}
 
 
 def test_harnesses_of_one_primitive_and_dtype_merge_into_partly() -> None:

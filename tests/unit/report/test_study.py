@@ -416,6 +416,27 @@ def test_every_study_cell_says_why_its_cases_failed(cells: list[Cell]) -> None:
     assert any("Error while lowering" in (r["error"]["message"] or "") for r in lowered)
 
 
+def test_a_study_test_that_hands_a_device_tensor_to_numpy_failed_by_its_harness(
+    cells: list[Cell], raw: dict[str, Any]
+) -> None:
+    """On the T4, relaxedonehotcategorical_test.py gives its CUDA probabilities to SciPy for
+    the reference: torch refuses to make NumPy of a CUDA tensor, so the test's own reference
+    failed (counted here from the raw report): `harness`, never `other`."""
+    phrase = "can't convert cuda:0 device type tensor to numpy"
+    failed = [
+        t
+        for t in _failed_texts(raw["pytorch_timings/t4_vm/test_failure_report.json"])
+        if phrase in t
+    ]
+    assert len(failed) == 1
+    t4 = next(c for c in cells if c.cell_id == "torch/gpu-t4/study")
+    marked = [r for r in _raw(t4) if phrase in ((r.get("error") or {}).get("message") or "")]
+    assert [(r["outcome"], r["category"], r["rule"]) for r in marked] == [
+        ("fail", "harness", "harness:device-tensor-to-numpy")
+    ]
+    assert marked[0]["harness"]["rule"] == "device-tensor-to-numpy"
+
+
 def test_a_failure_keeps_the_exception_lines_its_category_was_read_from(cells: list[Cell]) -> None:
     """A torch.testing comparison that broke on a TPU is categorized from the exception it
     raised inside (kept in error.traceback), not from its first line alone."""
