@@ -39,6 +39,15 @@ def test_a_release_tag_is_a_profile_of_its_own_framework_only() -> None:
         check_profile("jax-0.6.2", "torch", "cpu")
 
 
+def test_a_release_tag_is_pinned_through_its_release_lock_not_a_profile_lock() -> None:
+    from portbench.images.accelerator_locks import not_pinned, require_installable
+
+    assert not_pinned("jax-0.6.2", "jax", "cpu") is None
+    require_installable("jax-0.6.2", "jax", "cpu")  # no images/locks/jax-0.6.2/: not refused
+    # Another framework's tag is no release of this one: a profile with no lock.
+    assert "pins no torch build" in (not_pinned("jax-0.6.2", "torch", "cpu") or "")
+
+
 def test_release_on_the_command_line_names_framework_and_profile() -> None:
     assert release_cell_profile("jax==0.6.2", None) == ("jax", "jax-0.6.2")
     assert release_cell_profile("0.6.2", "jax") == ("jax", "jax-0.6.2")
