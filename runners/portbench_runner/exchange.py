@@ -18,7 +18,6 @@ from __future__ import annotations
 import os
 import select
 import signal
-import sys
 import time
 from typing import TYPE_CHECKING, Callable, Dict, List, NamedTuple, Optional, Tuple
 
@@ -46,6 +45,7 @@ from .contract import (
     timeout_result,
     violation_result,
 )
+from .diagnostics import say
 from .workerproc import Item, WorkerProcess, oom_kill_count
 
 if TYPE_CHECKING:
@@ -333,7 +333,7 @@ class WorkerExchange:
 
     def retire(self, why: str) -> None:
         """Replace the worker: everything it started goes with it, detached processes too."""
-        print(f"worker {self.index} replaced: {shown(why, 200)}", file=sys.stderr, flush=True)
+        say(f"worker {self.index} replaced: {shown(why, 200)}")
         self.worker.kill(self.grace_s)
         procs.kill_tree(self.me, keep=set())
 

@@ -9,6 +9,13 @@ the runner still works (with less hygiene) on other systems.
 - The supervisor is a child subreaper: a process a case detaches (``setsid`` and a double
   fork) is re-parented to the supervisor instead of init, so it can still be found.
 - A worker asks for SIGKILL when its parent dies, so it never outlives its supervisor.
+- A worker limits the size of the files it writes (``RLIMIT_FSIZE``, soft and hard): a
+  case writing a huge file, or seeking far into a sparse one, gets EFBIG and fails alone;
+  the supervisor, which writes the records and logs, is not limited. SIGXFSZ is ignored so
+  that the write fails rather than killing the worker (a case that restores the signal is
+  killed by it and recorded as a crash: still that case alone). A process that may raise
+  its hard limit (root with CAP_SYS_RESOURCE) can undo this: it guards against accidents,
+  not against a hostile case.
 """
 
 from __future__ import annotations
@@ -24,6 +31,7 @@ __all__ = [
     "die_with_parent",
     "kill_pids",
     "kill_tree",
+    "limit_file_size",
     "make_subreaper",
     "make_undumpable",
     "reap_adopted",
@@ -58,6 +66,25 @@ def die_with_parent(expected_parent: int, sig: int = signal.SIGKILL) -> None:
     # The parent may have died before the prctl: then we were re-parented already.
     if expected_parent and os.getppid() != expected_parent:
         os._exit(3)
+
+
+def limit_file_size(limit: int) -> bool:
+    """Limit every file this process and its children write to ``limit`` bytes (never above
+    a lower limit already set); False where the platform has no such limit."""
+    try:
+        import resource
+    except ImportError:  # not a POSIX system
+        return False
+    if hasattr(signal, "SIGXFSZ"):
+        signal.signal(signal.SIGXFSZ, signal.SIG_IGN)
+    _, hard = resource.getrlimit(resource.RLIMIT_FSIZE)
+    if hard != resource.RLIM_INFINITY:
+        limit = min(limit, hard)
+    try:
+        resource.setrlimit(resource.RLIMIT_FSIZE, (limit, limit))
+    except (ValueError, OSError):
+        return False
+    return True
 
 
 def _parents(live_only: bool = True) -> Dict[int, int]:

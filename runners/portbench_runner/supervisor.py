@@ -44,6 +44,7 @@ from .contract import (
     shown,
     untested_result,
 )
+from .diagnostics import ignore_file_size_signal, say
 from .exchange import WorkerExchange
 
 __all__ = [
@@ -189,7 +190,7 @@ class Supervisor:
         self.done += 1
         detail = record.category or record.reason or ""
         line = f"[{self.done}/{self.total}] {shown(record.case)} {record.outcome} {shown(detail)}"
-        print(line.rstrip(), file=sys.stderr, flush=True)
+        say(line.rstrip())
 
     def worker_ready(self, hello: Hello) -> None:
         """A worker said hello: the cell's env.json (once), the records' provenance."""
@@ -231,6 +232,8 @@ class Supervisor:
         signal.signal(signal.SIGTERM, handler)
         # A host that stops reading must not kill us mid-line with SIGPIPE.
         signal.signal(signal.SIGPIPE, signal.SIG_IGN)
+        # A log past a file size limit must fail its write, not kill us (diagnostics.say).
+        ignore_file_size_signal()
 
     def run(self) -> int:
         self._install_signal_handlers()
@@ -254,10 +257,10 @@ class Supervisor:
             )
             self.host.send(SessionMessage(session))
         except HostGone as exc:
-            print(f"the host stopped reading the records ({exc}); stopping", file=sys.stderr)
+            say(f"the host stopped reading the records ({shown(str(exc), 300)}); stopping")
             return EXIT_HOST_GONE
         if reason:
-            print(f"cell {self.plan.cell} {status}: {reason}", file=sys.stderr, flush=True)
+            say(f"cell {shown(self.plan.cell)} {status}: {shown(reason, 1000)}")
         return _EXITS.get(status, EXIT_ABORTED)
 
     def _run(self) -> Tuple[SessionStatus, Optional[str]]:

@@ -8,6 +8,7 @@ breaks the report (a category that is not one, an exception whose ``str`` raises
 
 from __future__ import annotations
 
+import errno
 import importlib.util
 import os
 import platform
@@ -58,9 +59,11 @@ from .contract import (
     safe_str,
     strict,
 )
+from .contract.bounds import CASE_FILE_BYTES
 from .differential import cpu_reference
 from .envinfo import collect_env
-from .procs import die_with_parent
+from .hygiene import WorkerState
+from .procs import die_with_parent, limit_file_size
 from .signals import CaseBug, CheckFailed, FallbackDetected, SkipCase, StageFailure
 
 __all__ = ["outcome_from_exception", "run_worker"]
@@ -146,6 +149,14 @@ def outcome_from_exception(
     if not _str_works(original):
         # An exception that cannot even say what it is came from the case's own code.
         return CaseResult(Outcome.ERROR, error=_error(original))
+    if isinstance(original, OSError) and original.errno == errno.EFBIG:
+        # The worker's file size limit (procs.limit_file_size): the case's own doing.
+        return CaseResult(
+            Outcome.ERROR,
+            reason=f"the case wrote a file past the cell's limit of {CASE_FILE_BYTES >> 20} "
+            "MiB a file",
+            error=_error(original),
+        )
     if isinstance(exc, SkipCase):
         return CaseResult(Outcome.SKIP, reason=clip(safe_str(exc) or "skipped", REASON_CHARS))
     if isinstance(exc, CheckFailed):
@@ -442,8 +453,11 @@ class Worker:
             data = data[written:]
 
     def serve(self, commands: Iterable[bytes]) -> None:
-        """Run each case the supervisor asks for, until ``stop`` or the end of stdin."""
+        """Run each case the supervisor asks for, until ``stop`` or the end of stdin, or until
+        a case left this worker in a state it cannot be put back from (then it retires, and
+        the supervisor's next worker takes the next case)."""
         files = CaseFiles(self.plan.manifest_root, self.plan.framework)
+        state = WorkerState()
         for raw in commands:
             try:
                 command = decode(raw, COMMANDS)
@@ -463,11 +477,18 @@ class Worker:
             result = self.run_case(function, case, files, on_stage)
             duration = time.time() - started
             self.report(case_id, result.measured(result.timing, result.evidence, started, duration))
+            why = state.restore()
+            if why is not None:
+                # To the worker's log. No ``bye``: that answers ``stop`` only; the supervisor
+                # sees this worker end between cases and starts another for the next one.
+                print(f"portbench worker retires after {case_id}: {why}", file=sys.stderr)
+                return
         self.send(Bye())
 
 
 def run_worker(plan_path: str, pipe_fd: int, collect_env_flag: bool, parent: int) -> int:
     die_with_parent(parent)
+    limit_file_size(CASE_FILE_BYTES)
     plan = load_plan(plan_path)
     worker = Worker(plan, pipe_fd)
     if not worker.start(collect_env_flag):

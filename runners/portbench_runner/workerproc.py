@@ -13,7 +13,7 @@ import errno
 import os
 import signal
 import subprocess
-from typing import List, Optional, Set, Union
+from typing import BinaryIO, List, Optional, Set, Union
 
 from .contract import (
     OUTPUT_LOG_BYTES_PER_CASE,
@@ -75,7 +75,14 @@ class Output:
 
     def __init__(self, fd: int, log_path: str) -> None:
         self.fd = fd
-        self._log = open(log_path, "ab")
+        # The log informs; a log that cannot be opened or written (a full disk, a file size
+        # limit) is given up, and the case's output is then counted as dropped, never a
+        # reason for the supervisor to fail (it would take an innocent case with it).
+        self._log: Optional[BinaryIO] = None
+        try:
+            self._log = open(log_path, "ab")
+        except OSError:
+            pass
         self.tail = b""
         self.case_bytes = 0
         self.case_logged = 0
@@ -99,12 +106,16 @@ class Output:
                 OUTPUT_LOG_BYTES_PER_CASE - self.case_logged,
                 OUTPUT_LOG_BYTES_PER_WORKER - self.worker_logged,
             )
-            if room > 0:
+            if room > 0 and self._log is not None:
                 kept = chunk[:room]
-                self._log.write(kept)
-                self._log.flush()
-                self.case_logged += len(kept)
-                self.worker_logged += len(kept)
+                try:
+                    self._log.write(kept)
+                    self._log.flush()
+                except OSError:
+                    self._give_up_log()
+                else:
+                    self.case_logged += len(kept)
+                    self.worker_logged += len(kept)
             self.tail = (self.tail + chunk)[-OUTPUT_TAIL_BYTES:]
 
     def summary(self) -> OutputInfo:
@@ -113,10 +124,18 @@ class Output:
     def tail_text(self) -> str:
         return self.tail.decode("utf-8", "replace")
 
+    def _give_up_log(self) -> None:
+        log, self._log = self._log, None
+        try:
+            if log is not None:
+                log.close()
+        except OSError:
+            pass  # what the buffer held is lost with the log
+
     def close(self) -> None:
         self.drain()
         os.close(self.fd)
-        self._log.close()
+        self._give_up_log()
 
 
 #: What reading the message pipe gives: a message, or why a line was not one.

@@ -13,7 +13,12 @@ import signal
 import threading
 from types import FrameType
 
-__all__ = ["describe", "install", "received"]
+__all__ = [
+    "describe",
+    "ignore_file_size_signal",
+    "install",
+    "received",
+]
 
 _received: list[int] = []
 
@@ -34,6 +39,14 @@ def install() -> None:
     for sig in (signal.SIGINT, signal.SIGTERM):
         if signal.getsignal(sig) is not signal.SIG_IGN:
             signal.signal(sig, _handler)
+    ignore_file_size_signal()
+
+
+def ignore_file_size_signal() -> None:
+    """A write past a file size limit (RLIMIT_FSIZE) fails with EFBIG, which the writers
+    undo and say in one sentence, instead of SIGXFSZ killing portbench in mid-file."""
+    if hasattr(signal, "SIGXFSZ") and threading.current_thread() is threading.main_thread():
+        signal.signal(signal.SIGXFSZ, signal.SIG_IGN)
 
 
 def received() -> int:

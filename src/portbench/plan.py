@@ -10,7 +10,6 @@ from __future__ import annotations
 
 import hashlib
 import json
-import os
 import shlex
 import zlib
 from collections.abc import Sequence
@@ -52,6 +51,7 @@ from . import __version__
 from .accelerators import Accelerator
 from .errors import PlanError, ResultsError, UsageError
 from .manifest import FunctionEntry, Manifest
+from .results.safeio import create_whole
 
 __all__ = [
     "DEFAULT_CASE_TIMEOUT_S",
@@ -440,9 +440,8 @@ def read_plan(path: Path) -> Plan:
 
 
 def write_plan(plan: Plan, path: Path) -> None:
-    """Write the plan once (exclusive create): a cell directory keeps the plan it ran."""
-    with open(path, "x", encoding="utf-8") as handle:
-        json.dump(plan.to_json(), handle, indent=2, sort_keys=True)
-        handle.write("\n")
-        handle.flush()
-        os.fsync(handle.fileno())
+    """Write the plan once (never over another: a cell directory keeps the plan it ran), whole
+    or not at all: a write that fails (a full disk, a file size limit) leaves no plan.json,
+    says so in one sentence (``DiskFull``), and the cell can be started again."""
+    text = json.dumps(plan.to_json(), indent=2, sort_keys=True) + "\n"
+    create_whole(path, text.encode("utf-8"))

@@ -7,17 +7,43 @@ the cells of a run directory, and may not contradict the plan.
 
 from __future__ import annotations
 
+import hashlib
 from dataclasses import dataclass
 from pathlib import Path
 
-from portbench_runner.contract import Plan
+from portbench_runner.contract import MAX_DOCUMENT_BYTES, Plan
 
-from .errors import UsageError
+from .errors import ResultsError, UsageError
 from .plan import read_plan
+from .results import read_env
+from .results.safeio import read_bounded
 
-__all__ = ["ResumeTarget", "find_resumed_cell"]
+__all__ = ["ResumeTarget", "check_plan_unchanged", "find_resumed_cell"]
 
 PLAN = "plan.json"
+
+
+def check_plan_unchanged(cell_dir: Path) -> None:
+    """Refuse to resume a cell whose plan.json is not the one its records came from.
+
+    The cell's supervisor hashed plan.json when it first ran (env.json's ``plan_sha256``); a
+    plan edited since (a case file pointed elsewhere, other cases, other timing) would add
+    records of another plan to the cell's. A cell that never got as far as its env.json has
+    no hash to compare with: its plan is still checked by the typed reader.
+    """
+    env = read_env(cell_dir / "env.json")
+    if env is None or not env.plan_sha256:
+        return
+    try:
+        digest = hashlib.sha256(read_bounded(cell_dir / PLAN, MAX_DOCUMENT_BYTES)).hexdigest()
+    except (OSError, ResultsError):
+        return  # the plan reader says what is wrong with it, in its own sentence
+    if digest != env.plan_sha256:
+        raise UsageError(
+            f"{cell_dir / PLAN} changed since the cell first ran (it no longer hashes to the "
+            "plan_sha256 its env.json recorded), so its records are not of this plan; "
+            "restore the plan, or start a new run with bench"
+        )
 
 
 @dataclass(frozen=True)
@@ -65,6 +91,7 @@ def find_resumed_cell(
     if not run_dir.is_dir():
         raise UsageError(f"{run_dir} is not a directory; pass the run directory of a bench run")
     if (run_dir / PLAN).exists():
+        check_plan_unchanged(run_dir)
         target = _target(run_dir, read_plan(run_dir / PLAN))
         if not _matches(target, wanted):
             raise UsageError(
@@ -84,6 +111,7 @@ def find_resumed_cell(
     chosen = [t for t in targets if _matches(t, wanted)]
     names = ", ".join(t.cell_dir.name for t in targets)
     if len(chosen) == 1:
+        check_plan_unchanged(chosen[0].cell_dir)
         return chosen[0]
     if not chosen:
         raise UsageError(

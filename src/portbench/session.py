@@ -18,10 +18,12 @@ from portbench_runner.contract import Plan, SessionLine
 
 from .backends import Backend, CellLaunch, PreparedEnvironment
 from .errors import PortbenchError
+from .interrupts import ignore_file_size_signal
 from .plan import read_plan, write_plan
 from .progress import CellProgress
 from .results import CellWriter
 from .results.safeio import write_new
+from .resume import check_plan_unchanged
 
 __all__ = ["SessionResult", "budget_s", "main", "run_session"]
 
@@ -55,6 +57,9 @@ def run_session(
     """Run the cases of ``plan`` not yet recorded in ``cell_dir`` (which exists). A
     predicted pass over several targets names its other cells (``plan.siblings()``, each
     with its directory, which exists): their records come in the same stream."""
+    if not new:
+        # A plan edited since its cell ran is refused before anything runs.
+        check_plan_unchanged(cell_dir)
     with ExitStack() as stack:
         writer = stack.enter_context(CellWriter(cell_dir, plan))
         for sibling_plan, sibling_dir in siblings:
@@ -104,6 +109,7 @@ def main(argv: list[str] | None = None) -> int:
     args = parser.parse_args(argv)
     # SIGTERM ends the session as Ctrl-C does: the supervisor stops, what it sent is kept.
     signal.signal(signal.SIGTERM, signal.default_int_handler)
+    ignore_file_size_signal()
     console = Console(stderr=True, highlight=False)
     try:
         plan = read_plan(args.plan)

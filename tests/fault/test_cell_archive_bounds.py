@@ -5,15 +5,19 @@ from __future__ import annotations
 
 import json
 from pathlib import Path
-from typing import Any
 
 import pytest
 from conftest import project_with_cases
 
+from portbench.accelerators import get_accelerator
 from portbench.cluster.archive import LEFT_OUT, MAX_ARCHIVE_BYTES, MAX_MEMBERS
 from portbench.cluster.landing import land_cell
-from portbench.cluster.serve import NodeIdentity, serve_cell
+from portbench.cluster.serve import CellOrder, NodeIdentity, serve_cell
+from portbench.manifest import load_manifest
+from portbench.plan import CellSpec, PlanOptions, compile_plan
 from portbench.results import read_results, read_sessions
+from portbench_runner.contract import JSONObject
+from portbench_runner.contract.bounds import CASE_FILE_BYTES
 
 # A case on the host backend runs as the node's user: it can write into the cell's folder
 # (found from its worker's --plan argument) as much as it likes.
@@ -35,8 +39,9 @@ def files(ctx):
 
 @case("sparse")
 def sparse(ctx):
+    # As large as a worker may write (its RLIMIT_FSIZE): sparse, far past a log's bound.
     with open(_cell() / "logs" / "huge.bin", "wb") as handle:
-        handle.truncate(5 << 30)
+        handle.truncate(LIMIT)
     deep = _cell() / "logs" / "a" / "b" / "c" / "d"
     deep.mkdir(parents=True, exist_ok=True)
     (deep / "too-deep.txt").write_text("x")
@@ -45,21 +50,14 @@ def sparse(ctx):
 @case("after")
 def after(ctx):
     ctx.measure(len, "x", warm=False)
-"""
+""".replace("LIMIT", str(CASE_FILE_BYTES))
 
 
-def _spec() -> dict[str, Any]:
-    return {
-        "run_id": "r1",
-        "cell": "jax/cpu/host",
-        "framework": "jax",
-        "accelerator": "cpu",
-        "profile": "host",
-        "backend": "auto",
-        "functions": [],
-        "cases": [],
-        "timing": {"mode": "adaptive"},
-    }
+def _order() -> JSONObject:
+    """The order a Ray head sends: the plan it compiled (here, from the test's home)."""
+    cell = CellSpec("jax", get_accelerator("cpu"), "host", "auto")
+    plan = compile_plan(cell, load_manifest("jax"), [], PlanOptions(timing={"mode": "adaptive"}))
+    return CellOrder("r1", plan, "auto").to_json()
 
 
 def test_a_flooded_cell_lands_its_records_and_lists_what_was_left_out(
@@ -67,7 +65,7 @@ def test_a_flooded_cell_lands_its_records_and_lists_what_was_left_out(
 ) -> None:
     monkeypatch.setenv("PORTBENCH_HOME", str(project_with_cases(tmp_path, "jax", FLOOD)))
     identity = NodeIdentity("t1", tmp_path / "node", ("host",))
-    result = serve_cell(_spec(), lambda event: None, identity)
+    result = serve_cell(_order(), lambda event: None, identity)
     assert result["status"] == "complete", result["reason"]
     archive = result["archive"]
     assert isinstance(archive, bytes) and len(archive) <= MAX_ARCHIVE_BYTES
@@ -90,7 +88,8 @@ def test_a_flooded_cell_lands_its_records_and_lists_what_was_left_out(
     account = json.loads((cell / "logs" / "node-t1-ab" / Path(LEFT_OUT).name).read_text())
     assert account["written_by"] == "head"
     listed = {e["path"]: e for e in account["files"]}
-    assert listed["logs/huge.bin"]["size"] == 5 << 30 and "MiB" in listed["logs/huge.bin"]["why"]
+    huge = listed["logs/huge.bin"]
+    assert huge["size"] == CASE_FILE_BYTES and "MiB" in huge["why"]
     assert "logs/a/b/c/d/too-deep.txt" in listed
     flood_left = sum(1 for p in listed if p.startswith("logs/flood/")) + account["more"]
     assert len(shipped) + flood_left == 100_000

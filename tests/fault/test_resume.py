@@ -123,3 +123,60 @@ def test_env_json_is_written_once_and_validates(tmp_path: Path) -> None:
     before = (run_dir / "env.json").read_bytes()
     assert run_supervisor(plan, run_dir).returncode == 0
     assert (run_dir / "env.json").read_bytes() == before
+
+
+def _interrupted(tmp_path: Path) -> Path:
+    plan = make_plan(tmp_path, {"slow": SLOW})
+    run_dir = tmp_path / "run"
+    proc = subprocess.Popen(
+        supervise_cmd(plan, run_dir),
+        env=runner_env(),
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+    )
+    wait_for_records(run_dir / "results.jsonl", 2, proc)
+    proc.send_signal(signal.SIGTERM)
+    assert proc.wait(timeout=60) == 130
+    return run_dir
+
+
+def test_a_plan_edited_before_resume_is_refused_and_nothing_recorded_changes(
+    tmp_path: Path,
+) -> None:
+    run_dir = _interrupted(tmp_path)
+    cell_plan = run_dir / "plan.json"
+    original = cell_plan.read_bytes()
+    results, sessions = (
+        (run_dir / "results.jsonl").read_bytes(),
+        read_jsonl(run_dir / "sessions.jsonl"),
+    )
+    # Another timing: a valid plan, but not the one the records came from.
+    edited = json.loads(original)
+    edited["timing"]["warm_budget_s"] = 0.5
+    cell_plan.write_text(json.dumps(edited))
+    refused = run_supervisor(cell_plan, run_dir)
+    assert refused.returncode != 0
+    assert "Traceback" not in refused.stderr
+    assert "changed since the cell first ran" in refused.stderr
+    assert len(refused.stderr.strip().splitlines()) == 1, refused.stderr
+    # A case file pointed outside the manifest: the typed reader refuses it before any worker
+    # could import it (the planted file would leave a marker).
+    marker = tmp_path / "imported"
+    (tmp_path / "evil.py").write_text(f"open({str(marker)!r}, 'w').close()\n")
+    for where in (str(tmp_path / "evil.py"), "../../evil.py"):
+        edited = json.loads(original)
+        edited["functions"][0]["case_file"] = where
+        cell_plan.write_text(json.dumps(edited))
+        refused = run_supervisor(cell_plan, run_dir)
+        assert refused.returncode != 0, where
+        assert "Traceback" not in refused.stderr
+        assert "is not a path under the manifest's folder" in refused.stderr
+    assert not marker.exists()
+    # Nothing recorded was touched, and no session line was added.
+    assert (run_dir / "results.jsonl").read_bytes() == results
+    assert read_jsonl(run_dir / "sessions.jsonl") == sessions
+    # The plan restored, the cell resumes and completes.
+    cell_plan.write_bytes(original)
+    resumed = run_supervisor(cell_plan, run_dir)
+    assert resumed.returncode == 0, resumed.stderr
+    assert len(read_jsonl(run_dir / "results.jsonl")) == 6

@@ -3,7 +3,10 @@ and the one way text is cut to a limit."""
 
 from __future__ import annotations
 
+import re
+
 __all__ = [
+    "CASE_FILE_BYTES",
     "DEFAULT_CASE_TIMEOUT_S",
     "DEFAULT_CELL_BUDGET_S",
     "DEFAULT_GRACE_S",
@@ -31,6 +34,7 @@ __all__ = [
     "TRACEBACK_CHARS",
     "TRACEBACK_LINES",
     "clip",
+    "printable",
     "safe_str",
     "shown",
 ]
@@ -77,6 +81,9 @@ OUTPUT_LOG_BYTES_PER_CASE = 1 << 20
 OUTPUT_LOG_BYTES_PER_WORKER = 64 << 20
 #: Warm samples kept per case (enough for a rank test between two runs).
 MAX_SAMPLES = 1000
+#: The largest file a worker (and so a case) may write: a write past it fails (EFBIG) and
+#: fails that case, where an unbounded one would fill the disk the cell's records go to.
+CASE_FILE_BYTES = 1 << 30
 
 # -- defaults every side uses (the plan carries the cell's own) ------------------------------
 DEFAULT_SEED = 20230101
@@ -104,8 +111,22 @@ def clip(text: str, limit: int) -> str:
         cut = len(text) - keep
 
 
+#: What a log line or a terminal must never carry raw from a case: line breaks (a forged
+#: line), carriage returns and escape codes (an overwritten or recoloured one), other C0/C1
+#: controls, and the Unicode line separators and bidirectional overrides.
+_UNPRINTABLE = re.compile("[\x00-\x1f\x7f-\x9f\u2028\u2029\u202a-\u202e\u2066-\u2069]")
+
+
+def printable(text: str) -> str:
+    """``text`` with every control character written as its escape (``\\n``, ``\\x1b``): what
+    a case wrote reads as one inert line."""
+    return _UNPRINTABLE.sub(lambda m: m.group().encode("unicode_escape").decode("ascii"), text)
+
+
 def shown(name: str, limit: int = DISPLAY_NAME_CHARS) -> str:
-    """A name as a status line shows it: at most ``limit`` characters, the start kept."""
+    """A name or a reason as a status line shows it: control characters escaped, at most
+    ``limit`` characters, the start kept."""
+    name = printable(name[: limit * 8])
     if len(name) <= limit:
         return name
     return f"{name[: limit - 1]}…"

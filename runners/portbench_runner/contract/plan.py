@@ -111,6 +111,13 @@ class PlanCase:
         return out
 
 
+def _relative_path(path: str) -> bool:
+    """A plain relative path (``cases/add.py``): no absolute, empty, '.' or '..' part."""
+    if not path or path.startswith("/") or "\\" in path or "\x00" in path:
+        return False
+    return all(part not in ("", ".", "..") for part in path.split("/"))
+
+
 @dataclass(frozen=True)
 class PlanFunction:
     """A planned function: its case file (or census entry) and the cases to run."""
@@ -138,9 +145,18 @@ class PlanFunction:
         here = f"{where} ({name[:80]})"
         cases = tuple(PlanCase.from_json(item, f"{here}.cases") for item in f.items("cases"))
         frequency = f.raw("frequency")
+        case_file = f.text("case_file")
+        census = f.opt("census", CensusEntry.from_json)
+        if census is None and not _relative_path(case_file):
+            # The worker imports the case file from under the manifest's folder: a plan edited
+            # to name another file (absolute, '..') must not make it import that.
+            raise f.fail(
+                f"case_file {case_file[:80]!r} is not a path under the manifest's folder "
+                "(absolute paths and '..' are refused); compile the plan again with bench"
+            )
         return cls(
             function=name,
-            case_file=f.text("case_file"),
+            case_file=case_file,
             cases=cases,
             study_test_file=f.opt_text("study_test_file"),
             stratum=f.opt_text("stratum"),
@@ -150,7 +166,7 @@ class PlanFunction:
             case_file_sha256=f.opt_text("case_file_sha256", 64),
             untested_reason=f.opt_text("untested_reason"),
             file_cases=f.opt_texts("file_cases"),
-            census=f.opt("census", CensusEntry.from_json),
+            census=census,
         )
 
     def to_json(self) -> JSONObject:

@@ -17,12 +17,14 @@ import os
 import re
 import secrets
 import shutil
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from pathlib import Path
 
 from portbench_runner.contract import (
     CaseRecord,
     EnvDocument,
+    Integrity,
+    IntegrityVerdict,
     JSONObject,
     NodeMark,
     Plan,
@@ -141,7 +143,7 @@ def _store(cell_dir: Path, plan: Plan, parts: _Parts, staged: Path, node: JSONOb
         )
         fd = open_nofollow(writer.sessions_path, os.O_WRONLY | os.O_APPEND | os.O_CREAT)
         try:
-            for line in parts.sessions:
+            for line in _with_head_integrity(parts.sessions, writer.integrity()):
                 append_line(fd, line.on_node(where).to_json(), writer.sessions_path)
         finally:
             os.close(fd)
@@ -150,6 +152,21 @@ def _store(cell_dir: Path, plan: Plan, parts: _Parts, staged: Path, node: JSONOb
     planned = plan.case_count
     complete = bool(parts.sessions) and parts.sessions[-1].complete
     return Landed(cell_dir, new, recorded, planned, recorded >= planned and complete)
+
+
+def _with_head_integrity(sessions: tuple[SessionLine, ...], head: Integrity) -> list[SessionLine]:
+    """The node's session lines as the head keeps them: a verdict of ``tampered`` stays (the
+    node found it); the node's ``intact`` hashes are of its own file, not the head's, so they
+    go, and the last line carries the head's verdict on the head's file."""
+    kept = [
+        line
+        if line.integrity is not None and line.integrity.verdict is IntegrityVerdict.TAMPERED
+        else replace(line, integrity=None)
+        for line in sessions
+    ]
+    if kept and not any(line.integrity is not None for line in kept):
+        kept[-1] = replace(kept[-1], integrity=head)
+    return kept
 
 
 def _logs_folder_name(node: JSONObject) -> str:

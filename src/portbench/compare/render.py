@@ -93,8 +93,9 @@ def explain(result: Comparison, thresholds: Thresholds) -> list[str]:
         )
     else:
         lines.append(
-            "One run a side: the noise between runs is not measured; name several runs a "
-            "side to measure it (compare A1 A2 A3 --vs B1 B2 B3)."
+            "One run a side: the noise between runs is not measured, so a case is slower or "
+            f"faster only where the whole 95% interval of B/A lies beyond ±{thresholds.slower:.0%}"
+            "; name several runs a side to measure that noise (compare A1 A2 A3 --vs B1 B2 B3)."
         )
     return lines
 

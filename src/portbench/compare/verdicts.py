@@ -5,7 +5,8 @@ cells. Benjamini-Hochberg keeps the expected share of false discoveries among th
 cases at alpha; a case is then ``slower`` or ``faster`` only when its adjusted p (q) is at
 most alpha, its ratio is beyond the minimum (``--threshold``), and, with several runs a
 side, its runs do not overlap and its ratio is beyond the cell's noise floor (the change is
-larger than the noise between runs).
+larger than the noise between runs); with one run a side, where that noise is not measured,
+the whole 95% interval of the ratio must lie beyond the minimum.
 """
 
 from __future__ import annotations
@@ -19,7 +20,15 @@ from .stats import TOO_FEW, RatioEstimate, benjamini_hochberg
 if TYPE_CHECKING:
     from .pairs import CellComparison, Thresholds
 
-__all__ = ["TOO_FEW_VERDICT", "VERDICTS", "decide", "noise_floor", "verdict", "verdict_alone"]
+__all__ = [
+    "TOO_FEW_VERDICT",
+    "VERDICTS",
+    "decide",
+    "noise_floor",
+    "single_run",
+    "verdict",
+    "verdict_alone",
+]
 
 #: The verdict of a case with too few samples on a side for the exact test to reach alpha.
 TOO_FEW_VERDICT = "too few"
@@ -30,17 +39,36 @@ VERDICTS = ("slower", "faster", "same", TOO_FEW_VERDICT, "none")
 NOISE_QUANTILE = 0.95
 
 
+def single_run(estimate: RatioEstimate) -> bool:
+    """One run a side: nothing measures the noise between runs (a rerun of the same plan
+    moves whole cases by more than their samples spread within one run)."""
+    return estimate.runs_a == 1 and estimate.runs_b == 1
+
+
 def verdict(estimate: RatioEstimate | None, slower: float) -> str:
     """``slower``/``faster`` (significant and beyond the minimum ratio and the noise floor),
-    ``same``, ``too few`` (no test possible) or ``none`` (not timed on both sides)."""
+    ``same``, ``too few`` (no test possible) or ``none`` (not timed on both sides).
+
+    With one run a side the ratio alone is not enough: the whole 95% interval of B/A must
+    lie beyond the minimum ratio. The interval measures the noise within the two runs only,
+    so this is a stricter bar, not a measure of the noise between runs; several runs a side
+    measure that (``runs_apart`` and the noise floor).
+    """
     if estimate is None:
         return "none"
     if estimate.method == TOO_FEW:
         return TOO_FEW_VERDICT
+    if not estimate.significant:
+        return "same"
     least = max(1.0 + slower, estimate.noise_floor or 1.0)
-    if estimate.significant and estimate.ratio > least:
+    low, high = estimate.ratio, estimate.ratio
+    if single_run(estimate):
+        if estimate.low is None or estimate.high is None:
+            return "same"
+        low, high = estimate.low, estimate.high
+    if low > least:
         return "slower"
-    if estimate.significant and estimate.ratio < 1.0 / least:
+    if high < 1.0 / least:
         return "faster"
     return "same"
 

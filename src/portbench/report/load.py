@@ -12,6 +12,7 @@ never as an empty success.
 
 from __future__ import annotations
 
+import os
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -29,6 +30,8 @@ from ..outcomes import function_outcomes
 from ..paths import results_dir
 from ..plan import read_any_plan
 from ..results import AnyRecord, read_env, read_results, read_sessions, read_study_results
+from ..results.integrity import tampered_since
+from ..results.safeio import open_nofollow
 
 __all__ = ["Cell", "find_cells", "load_cell", "load_runs"]
 
@@ -61,6 +64,8 @@ class Cell:
     """Host records of a dead supervisor's cases that a resumed session's records replaced."""
     plan_problem: str = ""
     """Why plan.json did not read, when it did not."""
+    tampered: str = ""
+    """Why the cell's records are not the ones portbench wrote (``results.integrity``)."""
 
     @property
     def run_id(self) -> str:
@@ -74,7 +79,10 @@ class Cell:
 
     @property
     def status(self) -> str:
-        """``complete``, ``incomplete`` (stopped early, resumable) or ``failed``."""
+        """``complete``, ``incomplete`` (stopped early, resumable), ``failed``, or
+        ``tampered`` (its records were changed by another writer than portbench)."""
+        if self.tampered:
+            return "tampered"
         if self.plan is None or not self.records:
             return "failed"
         if not self.sessions or not self.sessions[-1].complete:
@@ -180,7 +188,21 @@ def load_cell(path: Path) -> Cell:
         label or "",
         superseded=superseded,
         plan_problem=plan_problem,
+        tampered=_tampered(path, tuple(sessions)),
     )
+
+
+def _tampered(path: Path, sessions: tuple[SessionLine, ...]) -> str:
+    """Why the cell's records are not portbench's (a session said so, or the file changed
+    after the last session checked it), or ''."""
+    try:
+        fd = open_nofollow(path / "results.jsonl", os.O_RDONLY)
+    except (OSError, ResultsError):
+        return ""
+    try:
+        return tampered_since(sessions, fd) or ""
+    finally:
+        os.close(fd)
 
 
 #: Kept runs (results/reference/) are the project's, not the user's: left out by default.

@@ -11,6 +11,7 @@ from __future__ import annotations
 import errno
 import json
 import os
+import secrets
 import stat
 from pathlib import Path
 from typing import Any
@@ -22,6 +23,7 @@ from ..errors import ResultsError
 __all__ = [
     "DiskFull",
     "append_line",
+    "create_whole",
     "dumps_strict",
     "loads_strict",
     "open_nofollow",
@@ -115,10 +117,31 @@ def _write_all(fd: int, data: bytes, path: Path) -> None:
         ) from None
 
 
-def append_line(fd: int, value: object, path: Path) -> None:
+def append_line(fd: int, value: object, path: Path) -> bytes:
     """Append ``value`` (strict JSON already: a typed record's ``to_json``) as one line to the
-    file open at ``fd`` (O_APPEND)."""
-    _write_all(fd, (dumps(value) + "\n").encode("utf-8"), path)
+    file open at ``fd`` (O_APPEND); the bytes written."""
+    data = (dumps(value) + "\n").encode("utf-8")
+    _write_all(fd, data, path)
+    return data
+
+
+def create_whole(path: Path, data: bytes) -> None:
+    """Create ``path`` holding ``data`` whole, or not at all: written to a temporary file
+    beside it and linked into place, so no reader (and no later run) ever finds a partial
+    file, even where this process dies mid-write. Never replaces a file (FileExistsError)."""
+    temp = path.with_name(f".{path.name}.{secrets.token_hex(6)}.tmp")
+    fd = open_nofollow(temp, os.O_WRONLY | os.O_CREAT | os.O_EXCL)
+    try:
+        try:
+            _write_all(fd, data, path)
+        finally:
+            os.close(fd)
+        os.link(temp, path)
+    finally:
+        try:
+            os.unlink(temp)
+        except OSError:
+            pass
 
 
 def write_new(path: Path, value: Any) -> bool:

@@ -25,6 +25,8 @@ from portbench_runner.contract import (
     EnvDocument,
     EnvMessage,
     Finished,
+    Integrity,
+    IntegrityVerdict,
     LineSplitter,
     Plan,
     RecordedBy,
@@ -40,9 +42,10 @@ from portbench_runner.contract import (
 )
 
 from ..errors import UsageError
+from .integrity import Ledger, digest_of, tampered_since
 from .lock import CellLock
 from .model import CaseRecord, RecordInvalid, RecordKind, SessionLine
-from .read import read_results
+from .read import read_results, read_sessions
 from .safeio import DiskFull, append_line, open_nofollow, write_new
 
 __all__ = ["CellWriter"]
@@ -94,6 +97,8 @@ class CellWriter:
         self.siblings: dict[str, CellWriter] = {}
         """A predicted pass's other cells, by cell id: their records and env arrive in
         this stream and are stored there, each checked as that cell's own (session.py)."""
+        self.ledger = Ledger(None, 0)
+        self.tampered_before: str | None = None
 
     # -- lifecycle -------------------------------------------------------------------
     def __enter__(self) -> CellWriter:
@@ -111,11 +116,22 @@ class CellWriter:
             self.previous_skipped = previous.skipped
             self.previous_summary = previous.summary(self.results_path)
             self._fd = open_nofollow(self.results_path, os.O_RDWR | os.O_APPEND | os.O_CREAT)
-            _end_last_line(self._fd, self.results_path)
+            self._open_ledger(self._fd)
         except BaseException:
             self._lock.__exit__(None, None, None)
             raise
         return self
+
+    def _open_ledger(self, fd: int) -> None:
+        """The file as this session finds it, checked against the last session's verdict;
+        then a line cut short (a killed writer) is ended, and the ledger starts."""
+        sessions, _ = read_sessions(self.sessions_path)
+        self.tampered_before = tampered_since(sessions, fd)
+        digest, size = digest_of(fd)
+        if _end_last_line(fd, self.results_path):
+            digest.update(b"\n")
+            size += 1
+        self.ledger = Ledger(digest, size)
 
     def __exit__(
         self,
@@ -195,7 +211,7 @@ class CellWriter:
         ):
             raise RecordInvalid(f"a second record of {record.case[:80]!r}")
         assert self._fd is not None
-        append_line(self._fd, record.to_json(), self.results_path)
+        self.ledger.appended(append_line(self._fd, record.to_json(), self.results_path))
         if record.for_dead_supervisor:
             self.provisional.add(record.case)
         else:
@@ -247,6 +263,15 @@ class CellWriter:
         return case
 
     # -- the end -----------------------------------------------------------------------
+    def integrity(self) -> Integrity:
+        """Whether results.jsonl holds exactly what portbench wrote (``integrity``)."""
+        if self._fd is None:
+            return Integrity(IntegrityVerdict.UNCHECKED, "the cell's records were not open")
+        try:
+            return self.ledger.verdict(self._fd, self.tampered_before)
+        except OSError as exc:
+            return Integrity(IntegrityVerdict.UNCHECKED, f"results.jsonl unreadable ({exc})")
+
     def finish(self, exit_status: int, host_reason: str | None = None) -> SessionLine:
         """Append this session's line: the supervisor's, with what the host saw added."""
         session = self.session or SessionLine(
@@ -271,6 +296,7 @@ class CellWriter:
             exit_status=exit_status,
             superseded=self.superseded,
             ended_at=session.ended_at or iso_time(),
+            integrity=self.integrity(),
         )
         try:
             fd = open_nofollow(self.sessions_path, os.O_WRONLY | os.O_APPEND | os.O_CREAT)
@@ -284,11 +310,14 @@ class CellWriter:
         return session
 
 
-def _end_last_line(fd: int, path: Path) -> None:
-    """A line cut short (a killed writer) must not swallow the next record: end it."""
+def _end_last_line(fd: int, path: Path) -> bool:
+    """A line cut short (a killed writer) must not swallow the next record: end it (True
+    where a line end was written)."""
     size = os.fstat(fd).st_size
     if size and os.pread(fd, 1, size - 1) != b"\n":
         os.write(fd, b"\n")
+        return True
+    return False
 
 
 def _count_lines(path: Path) -> int:

@@ -5,6 +5,7 @@ from __future__ import annotations
 import json
 import random
 import statistics
+from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
@@ -13,12 +14,14 @@ import pytest
 from portbench.cli import main
 from portbench.compare import Thresholds, compare_cells, compare_runs, load_side, pair_cells
 from portbench.compare.stats import (
+    RatioEstimate,
     estimate_ratio,
     mann_whitney_p,
     min_per_side,
     smallest_p,
     too_few,
 )
+from portbench.compare.verdicts import verdict
 from portbench.plan import PlanOptions, plan_from_case_files, write_plan
 
 from ..results.records import case_record
@@ -197,6 +200,57 @@ def test_several_runs_a_side_measure_the_noise_between_runs(tmp_path: Path) -> N
     ]
     found = compare_runs([r.parent for r in runs_a], [r.parent for r in far], Thresholds())
     assert {c.case.split("::")[1]: c.verdict for c in found.cells[0].cases}["slow"] == "slower"
+
+
+def _significant(
+    ratio: float, low: float, high: float, runs: int = 1, apart: bool | None = None
+) -> RatioEstimate:
+    return RatioEstimate(
+        ratio,
+        low,
+        high,
+        1e-6,
+        "asymptotic",
+        n_a=60 * runs,
+        n_b=60 * runs,
+        runs_a=runs,
+        runs_b=runs,
+        runs_apart=apart,
+        significant=True,
+    )
+
+
+def test_one_run_a_side_calls_a_change_only_where_its_whole_interval_is_beyond() -> None:
+    # A 20% slowdown whose interval reaches back to 5%: a single run against a single run
+    # cannot tell it from the noise between runs, which it does not measure.
+    assert verdict(_significant(1.2, 1.05, 1.35), 0.10) == "same"
+    assert verdict(_significant(1.2, 1.12, 1.28), 0.10) == "slower"
+    assert verdict(_significant(0.8, 0.70, 0.95), 0.10) == "same"
+    assert verdict(_significant(0.8, 0.75, 0.88), 0.10) == "faster"
+    # Not significant after the correction: never a change, however far the interval.
+    assert verdict(replace(_significant(1.5, 1.4, 1.6), significant=False), 0.10) == "same"
+    # Several runs a side measure the noise between runs: the ratio decides there.
+    assert verdict(_significant(1.2, 1.05, 1.35, runs=3, apart=True), 0.10) == "slower"
+    assert verdict(_significant(1.2, 1.05, 1.35, runs=3, apart=True), 0.30) == "same"
+
+
+def test_one_run_a_side_with_a_wide_interval_is_no_verdict_of_change(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    # Twenty samples a side spread by 15% (a loaded machine): B's median is 12% higher,
+    # significant, but its interval reaches below +10%.
+    rng = random.Random(3)
+    a = [rng.gauss(1.0, 0.15) for _ in range(20)]
+    b = [rng.gauss(1.12, 0.15) for _ in range(20)]
+    estimate = estimate_ratio([a], [b], [statistics.median(a)], [statistics.median(b)])
+    assert estimate.low is not None and estimate.low < 1.10 < estimate.ratio
+    assert verdict(replace(estimate, significant=True), 0.10) == "same"
+    # The command says which rule it used.
+    first = _cell(tmp_path, "a", {"fast": 1.0, "slow": 1.0, "steady": 1.0})
+    second = _cell(tmp_path, "b", {"fast": 1.0, "slow": 1.3, "steady": 1.0}, seed=1)
+    assert main(["compare", str(first), str(second)]) == 0
+    out = " ".join(capsys.readouterr().out.split())
+    assert "whole 95% interval of B/A lies beyond ±10%" in out
 
 
 def test_an_a_a_comparison_of_many_cases_flags_few_after_the_correction(tmp_path: Path) -> None:

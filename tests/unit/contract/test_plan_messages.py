@@ -102,6 +102,10 @@ def test_reference_plans_read_and_write_back_unchanged(path: Path) -> None:
             lambda p: p.update(prediction={"method": "lowered", "target": "x", "control": "gpu"}),
             "not one of cpu_run, cpu_twin",
         ),
+        (lambda p: p["functions"][0].update(case_file="/etc/passwd"), "not a path under"),
+        (lambda p: p["functions"][0].update(case_file="../../evil.py"), "not a path under"),
+        (lambda p: p["functions"][0].update(case_file="cases/./x.py"), "not a path under"),
+        (lambda p: p["functions"][0].update(case_file=""), "not a path under"),
     ],
 )
 def test_a_bad_plan_is_one_sentence(change, said: str) -> None:  # type: ignore[no-untyped-def]

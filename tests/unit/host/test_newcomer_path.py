@@ -5,6 +5,7 @@ the cell and how it ran."""
 from __future__ import annotations
 
 import errno
+import hashlib
 import json
 import tempfile
 from dataclasses import replace
@@ -209,6 +210,25 @@ def test_resume_mistakes_are_one_sentence(
     code, err = _main(capsys, "bench", "--resume", str(run), *extra)
     assert code == UsageError.exit_code and asked == []
     assert fragment in err
+    assert len(err.strip().splitlines()) == 1
+
+
+def test_resume_of_a_cell_whose_plan_changed_is_one_sentence(
+    monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str], tmp_path: Path
+) -> None:
+    asked = _resumed(monkeypatch)
+    cell = _cell(tmp_path / "run")
+    digest = hashlib.sha256((cell / "plan.json").read_bytes()).hexdigest()
+    env = {"schema": 1, "kind": "env", "cell": "jax/cpu/host", "plan_sha256": digest}
+    (cell / "env.json").write_text(json.dumps(env))
+    _main(capsys, "bench", "--resume", str(cell))
+    assert len(asked) == 1  # the plan it ran: resumed
+    plan = json.loads((cell / "plan.json").read_text())
+    plan["seed"] += 1
+    (cell / "plan.json").write_text(json.dumps(plan))
+    code, err = _main(capsys, "bench", "--resume", str(tmp_path / "run"))
+    assert code == UsageError.exit_code and len(asked) == 1
+    assert "plan.json changed since the cell first ran" in err
     assert len(err.strip().splitlines()) == 1
 
 
