@@ -131,6 +131,13 @@ def base_images(session: nox.Session) -> None:
 
 
 @nox.session(python=PYTHON, default=False)
+def sweep(session: nox.Session) -> None:
+    """One cell per release: `nox -s sweep -- --framework jax --no-timing` (docs/releases.md)."""
+    _install(session)
+    session.run("portbench", "sweep", *(session.posargs or ["--framework", "jax", "--no-timing"]))
+
+
+@nox.session(python=PYTHON, default=False)
 def matrix(session: nox.Session) -> None:
     """Run every cell this machine (or, -- --engine ray, a Ray cluster) can reach (-- --profile P)."""
     _install(session, "ray")

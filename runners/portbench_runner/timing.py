@@ -21,6 +21,8 @@ Warm sampling stops when the estimate is good enough (``mode: adaptive``, the de
    with at least 95% confidence (1 - 2 * 0.5**6 = 96.9%), which is what the interval test
    then asks of them.
 
+``mode: none`` times the cold call only (``--no-timing``: a sweep's outcomes, fast).
+
 ``mode: fixed`` calibrates by doubling and samples until ``warm_budget_s`` is spent or
 ``max_samples`` are in, with no warm-up (portbench before adaptive stopping), for
 comparisons. Either way the record says why it stopped, how wide the interval was, and
@@ -262,11 +264,16 @@ def time_call(
         conf["max_warm_s"] = min(float(conf["max_warm_s"]), cap)
         conf["warm_budget_s"] = min(float(conf["warm_budget_s"]), cap)
         conf["adaptive_budget_s"] = min(float(conf["adaptive_budget_s"]), cap)
+    # mode none (--no-timing): outcomes and cold calls only, as the census's support runs.
+    cold_only = conf.get("mode") == "none"
+    warm = warm and not cold_only
     start = clock()
     output = call()
     sync(output)
     cold_s = clock() - start
     timing: Dict[str, Any] = {"cold_ms": cold_s * 1000.0, "warm": None}
+    if cold_only:
+        timing["mode"] = "none"
     if cap is not None and warm:
         timing["warm_cap_s"] = cap
     if not warm or (cap is not None and cap < MIN_WARM_CAP_S):

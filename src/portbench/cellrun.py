@@ -44,6 +44,7 @@ __all__ = [
     "new_run_dir",
     "open_cell",
     "run_cell",
+    "with_release",
     "writable_hint",
 ]
 
@@ -130,7 +131,7 @@ def choose_backend(
 
 def _cell_dir(request: BenchRequest, cell: CellSpec) -> tuple[Path, bool]:
     if request.resume is not None:
-        base = request.resume
+        base = request.resume.absolute()
         if not base.is_dir():
             raise UsageError(
                 f"{base} does not exist or is no directory; pass the run directory that bench "
@@ -143,7 +144,8 @@ def _cell_dir(request: BenchRequest, cell: CellSpec) -> tuple[Path, bool]:
                 "(results/<run-id>) or the cell directory that a bench run created"
             )
         return candidate, True
-    run_dir = request.run_dir or new_run_dir()
+    # Absolute: a container takes no relative path to mount.
+    run_dir = (request.run_dir or new_run_dir()).absolute()
     cell_dir = run_dir / cell.dir_name
     if cell_dir.exists():
         raise UsageError(
@@ -233,10 +235,24 @@ def run_cell(request: BenchRequest, console: Console) -> CellRunResult:
     prepared = backend.prepare(request.framework, accelerator.flavor, request.profile)
     if not resuming:
         plan = plan.in_environment(prepared.cell_environment)
+        plan = with_release(plan, cell, accelerator.flavor)
         make_dir(cell_dir, where)
         if request.seed_records:
             _seed(cell_dir, plan, request.seed_records)
     return execute_cell(cell.cell_id, backend, prepared, plan, cell_dir, resuming, console)
+
+
+def with_release(plan: Plan, cell: CellSpec, flavor: str) -> Plan:
+    """A release cell's plan names its release and lock (records and env.json carry them,
+    with the Python and numpy the worker finds); a profile's plan is left as it is."""
+    from .releases.cells import cell_lock, lock_provenance, release_of_profile
+
+    if plan.provenance is not None or release_of_profile(cell.profile, cell.framework) is None:
+        return plan
+    # The lock the environment was just prepared from: committed or cached, read again.
+    return replace(
+        plan, provenance=lock_provenance(cell_lock(cell.profile, cell.framework, flavor))
+    )
 
 
 def _seed(cell_dir: Path, plan: Plan, records: tuple[CaseRecord, ...]) -> None:

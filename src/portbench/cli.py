@@ -39,6 +39,7 @@ COMMAND_MODULES = (
     "portbench.store.commands",
     "portbench.scoreboard.commands",
     "portbench.scan.commands",
+    "portbench.sweep.commands",
 )
 
 

@@ -261,7 +261,11 @@ def compile_plan(
         tuple(functions),
         tuple(rules),
         options,
-        cell.rerun_prefix("bench", *options.fallback.settings().cli_args()),
+        cell.rerun_prefix(
+            "bench",
+            *options.fallback.settings().cli_args(),
+            *(["--no-timing"] if options.timing.get("mode") == "none" else []),
+        ),
     )
 
 

@@ -12,6 +12,13 @@ DEFAULT_PROFILE = "current"
 
 
 def check_profile(profile: str, framework: str, flavor: str) -> None:
-    """Raise :class:`UsageError` for an unknown profile name."""
-    if profile not in PROFILES:
-        raise UsageError(f"unknown profile '{profile}' (known: {', '.join(PROFILES)})")
+    """Raise :class:`UsageError` for an unknown profile name. A release's tag of the cell's
+    framework (``jax-0.6.2``) is a profile too: the cell ``--release jax==0.6.2`` runs."""
+    if profile in PROFILES:
+        return
+    from .releases.cells import release_of_profile
+
+    if release_of_profile(profile, framework) is not None:
+        return
+    hint = f", or a {framework} release's tag such as {framework}-1.0.0" if framework else ""
+    raise UsageError(f"unknown profile '{profile}' (known: {', '.join(PROFILES)}{hint})")

@@ -54,7 +54,8 @@ RECORD_SCHEMA = 4
 RECORD_SCHEMAS = (1, 2, 3, 4)
 _RUN_KINDS = (RecordKind.CASE.value, RecordKind.MUTANT.value)
 _SHA256 = re.compile(r"^[0-9a-f]{64}$")
-_CELL = re.compile(r"^[a-z0-9_-]+/[a-z0-9_-]+/[a-z0-9_-]+$")
+# The profile may be a release's tag (jax-0.6.2): dots, never leading (no "." or "..").
+_CELL = re.compile(r"^[a-z0-9_-]+/[a-z0-9_-]+/[a-z0-9_-][a-z0-9_.-]*$")
 _CASE = re.compile(r"^.+::[A-Za-z0-9][A-Za-z0-9_.\-]*$", re.DOTALL)
 # The host's record of a dead supervisor's case before schema 4 said so only in words.
 _DEAD_SUPERVISOR = "the cell's supervisor died"

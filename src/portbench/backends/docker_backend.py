@@ -148,10 +148,12 @@ class DockerBackend:
         return True, ""
 
     def prepare(self, framework: str, flavor: str, profile: str) -> PreparedEnvironment:
-        spec = image_spec(framework, flavor, profile, self.base, self.ca_bundle, self.find_links)
-
         def note(line: str) -> None:
             self.console.print(f"[dim]{escape(line)}[/]")
+
+        spec = image_spec(
+            framework, flavor, profile, self.base, self.ca_bundle, self.find_links, note
+        )
 
         if self.image is not None:
             from ..images.archive import use_image

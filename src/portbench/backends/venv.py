@@ -96,9 +96,9 @@ class VenvBackend:
         return True, ""
 
     def prepare(self, framework: str, flavor: str, profile: str) -> PreparedEnvironment:
-        from ..images.locks import load_lock, lock_path
+        from ..releases.cells import cell_lock
 
-        lock = load_lock(lock_path(profile, framework, flavor))
+        lock = cell_lock(profile, framework, flavor, self.console.print)
         python = find_python(lock.python)
         if python is None:
             raise BackendUnavailable(

@@ -15,7 +15,14 @@ from portbench_runner.contract import Plan
 
 from ..backends import Backend, BuildOptions, PreparedEnvironment
 from ..backends.launch import CELL_PATHS
-from ..cellrun import CellRunResult, execute_cell, new_run_dir, open_cell, writable_hint
+from ..cellrun import (
+    CellRunResult,
+    execute_cell,
+    new_run_dir,
+    open_cell,
+    with_release,
+    writable_hint,
+)
 from ..errors import CellFailed, ResultsError, UsageError
 from ..plan import CellSpec, read_plan
 from ..results.safeio import read_bounded, write_new
@@ -138,6 +145,7 @@ def run_census(request: CensusRequest, console: Console) -> CellRunResult:
             hashlib.sha256(data).hexdigest(),
         )
         plan = plan.in_environment(replace(prepared.cell_environment, manifest_root=None))
+        plan = with_release(plan, cell, accelerator.flavor)
         make_dir(cell_dir, where)
         # The listing the plan was compiled from, kept beside it (as the cell wrote it).
         write_new(cell_dir / LISTING_FILE, _listing_json(data))

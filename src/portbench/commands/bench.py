@@ -10,6 +10,8 @@ from rich.console import Console
 from rich.markup import escape
 from rich.table import Table
 
+from portbench_runner.contract import TimingSettings
+
 from ..backends import BACKENDS
 from ..cellrun import BenchRequest, BuildOptions, CellRunResult, run_cell
 from ..errors import UsageError
@@ -24,11 +26,12 @@ from ..plan import (
     check_label,
 )
 from ..profiles import DEFAULT_PROFILE, PROFILES
+from ..releases.cells import release_cell_profile
 from ..report.wrap import Breakable
 from ..results import Outcome, read_results
 from ..resume import find_resumed_cell
 
-__all__ = ["failures_table", "marked_passes", "register", "summary_table"]
+__all__ = ["failures_table", "marked_passes", "register", "summary_table", "timing_settings"]
 
 
 def register(subparsers: Any) -> None:
@@ -37,6 +40,12 @@ def register(subparsers: Any) -> None:
     parser.add_argument("--accelerator", help="an id of images/accelerators.toml")
     parser.add_argument(
         "--profile", help=f"one of {', '.join(PROFILES)} (default: {DEFAULT_PROFILE})"
+    )
+    parser.add_argument(
+        "--release",
+        metavar="FRAMEWORK==VERSION",
+        help="a framework release instead of a profile (e.g. jax==0.6.2): its lock is made "
+        "with uv for the newest Python its wheels support (docs/releases.md)",
     )
     parser.add_argument("--backend", help=f"auto (default) or one of {', '.join(BACKENDS)}")
     parser.add_argument(
@@ -66,6 +75,12 @@ def register(subparsers: Any) -> None:
     )
     parser.add_argument(
         "--warm-budget", type=float, default=None, help="seconds of warm timing per case"
+    )
+    parser.add_argument(
+        "--no-timing",
+        action="store_true",
+        default=None,
+        help="outcomes and cold calls only: no warm samples (a sweep's fast mode)",
     )
     parser.add_argument(
         "--fallback",
@@ -224,6 +239,8 @@ _PLAN_OPTIONS = {
     "seed": "--seed",
     "timeout": "--timeout",
     "warm_budget": "--warm-budget",
+    "no_timing": "--no-timing",
+    "release": "--release",
     "label": "--label",
     "fallback": "--fallback",
     "soft_placement": "--soft-placement",
@@ -263,7 +280,32 @@ def _resumed_request(args: argparse.Namespace, console: Console) -> BenchRequest
     )
 
 
+def _release_profile(args: argparse.Namespace) -> tuple[str | None, str | None]:
+    """(framework, profile) of the command line; ``--release`` stands for both."""
+    if args.release is None:
+        return args.framework, args.profile
+    if args.profile is not None:
+        raise UsageError(
+            f"--release {args.release} and --profile {args.profile} both name the cell's "
+            "pins; pass one of them"
+        )
+    return release_cell_profile(args.release, args.framework)
+
+
+def timing_settings(warm_budget: float | None, no_timing: bool) -> TimingSettings:
+    """A plan's ``timing`` from the command line (bench and sweep)."""
+    if no_timing:
+        if warm_budget is not None:
+            raise UsageError("--warm-budget times warm calls, which --no-timing skips; drop one")
+        return {"mode": "none"}
+    # One budget for both modes: adaptive's time cap and fixed mode's budget.
+    if warm_budget is not None:
+        return {"warm_budget_s": warm_budget, "adaptive_budget_s": warm_budget}
+    return {}
+
+
 def _new_request(args: argparse.Namespace) -> BenchRequest:
+    args.framework, args.profile = _release_profile(args)
     missing = [flag for flag in ("framework", "accelerator") if not getattr(args, flag)]
     if missing:
         raise UsageError(
@@ -279,12 +321,7 @@ def _new_request(args: argparse.Namespace) -> BenchRequest:
             raise UsageError(
                 f"{flag} applies to {framework} cells only, not {args.framework}; drop it"
             )
-    # One budget for both modes: adaptive's time cap and fixed mode's budget.
-    timing = (
-        {"warm_budget_s": args.warm_budget, "adaptive_budget_s": args.warm_budget}
-        if args.warm_budget is not None
-        else {}
-    )
+    timing = timing_settings(args.warm_budget, bool(args.no_timing))
     options = PlanOptions(
         functions=tuple(args.functions),
         cases=tuple(args.case),

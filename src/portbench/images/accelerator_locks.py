@@ -22,6 +22,7 @@ from __future__ import annotations
 from typing import TYPE_CHECKING
 
 from ..errors import UsageError
+from ..releases.cells import release_of_profile
 from .locks import load_lock, lock_path
 
 if TYPE_CHECKING:
@@ -90,7 +91,8 @@ def accelerator_current() -> dict[tuple[str, str], CurrentLock]:
 def not_pinned(profile: str, framework: str, flavor: str) -> str | None:
     """Why a pinned profile has no environment for this framework on this flavor (jax on
     xpu: no lock), in words a matrix row and a refusal both use; None where it has one."""
-    if profile == "host":
+    # A release's tag (jax-0.6.2) pins through its release lock, made on demand.
+    if profile == "host" or release_of_profile(profile, framework) is not None:
         return None
     path = lock_path(profile, framework, flavor)
     if path.exists():
@@ -114,8 +116,8 @@ def require_installable(profile: str, framework: str, flavor: str) -> None:
             f"{unpinned}: run it with your own install (--profile host), or pick another "
             "accelerator"
         )
-    if profile == "host":
-        return
+    if profile == "host" or release_of_profile(profile, framework) is not None:
+        return  # a release's lock is resolved by uv against its indexes, never unverified
     path = lock_path(profile, framework, flavor)
     lock = load_lock(path)
     if lock.verified or not lock.indexes:

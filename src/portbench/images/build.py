@@ -148,7 +148,17 @@ def image_spec(
     base: str | None = None,
     ca_bundle: Path | None = None,
     find_links: Path | None = None,
+    note: Callable[[str], None] = lambda _: None,
 ) -> ImageSpec:
+    """What to build for a cell: its profile's lock on the profile's base, or, for a
+    release's tag (``jax-0.6.2``), the release's lock on the base of its Python."""
+    from ..releases.cells import release_of_profile
+
+    release = release_of_profile(profile_name, framework)
+    if release is not None:
+        from ..releases.images import release_image_spec
+
+        return release_image_spec(release, flavor, note, base, ca_bundle, find_links)
     profile = get_profile(profile_name)
     lock = load_lock(lock_path(profile_name, framework, flavor))
     dockerfile = images_dir() / "dockerfiles" / f"{framework}-{flavor}.Dockerfile"

@@ -41,6 +41,7 @@ from .tables import (
     strata,
 )
 from .terminal import print_tables
+from .versions import release_tables
 
 __all__ = ["build_report", "register"]
 
@@ -170,6 +171,7 @@ def all_tables(cells: list[Cell]) -> list[Table]:
         study_quantity_beside(cells),
         generation_pairs(cells),
         *version_tables(cells),
+        *release_tables(cells),
         *latency,
         curation(cells),
         provenance(cells),

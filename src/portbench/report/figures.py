@@ -330,4 +330,7 @@ def write_figures(tables: list[Table], cells: list[Cell], out: Path) -> list[Pat
             written += pair_figure(table, out)
     if "generations" in by_name:
         written += generation_figure(tables, by_name["generations"], out)
+    from .versions import version_figures  # here: versions imports this module's helpers
+
+    written += version_figures(cells, out)
     return written

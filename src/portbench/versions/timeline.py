@@ -32,6 +32,7 @@ __all__ = [
     "Step",
     "Transition",
     "Trend",
+    "function_outcomes_of",
     "new_failures",
     "portability",
     "steps",
@@ -138,7 +139,7 @@ def steps(runs: Sequence[ReleaseRun]) -> list[Step]:
     return found
 
 
-def _function_outcomes(run: ReleaseRun) -> dict[str, str]:
+def function_outcomes_of(run: ReleaseRun) -> dict[str, str]:
     by_function: dict[str, list[str]] = {name: [] for name in run.functions}
     for case in run.cases.values():
         by_function.setdefault(case.function, []).append(case.outcome)
@@ -153,7 +154,7 @@ def portability(runs: Sequence[ReleaseRun]) -> list[tuple[Release, dict[str, int
             table.append((run.release, run.skipped))
             continue
         counts = dict.fromkeys(("pass", "partial", "complete", "untested"), 0)
-        for outcome in _function_outcomes(run).values():
+        for outcome in function_outcomes_of(run).values():
             counts[outcome] = counts.get(outcome, 0) + 1
         table.append((run.release, counts))
     return table
@@ -180,7 +181,7 @@ def transitions(runs: Sequence[ReleaseRun]) -> list[Transition]:
     found: list[Transition] = []
     worked: dict[tuple[str, str], bool] = {}
     for step in steps(runs):
-        before_f, after_f = _function_outcomes(step.before), _function_outcomes(step.after)
+        before_f, after_f = function_outcomes_of(step.before), function_outcomes_of(step.after)
         for name, outcome in before_f.items():
             worked[("function", name)] = worked.get(("function", name), False) or outcome == "pass"
         for name in sorted(set(before_f) & set(after_f)):
