@@ -286,9 +286,13 @@ class Judge:
             return None
         failed = [c for c in cases if c.outcome == "fail"]
         sources = tuple(sorted({c.source for c in cases}))
+        # Counted by case, not by record: two cells of one release and target (Docker and
+        # host, say) hold the same case twice, and it is still one case.
+        total = len({c.case for c in cases})
+        where = f" (in {len(sources)} cells)" if len(sources) > 1 else ""
         if failed:
             dtypes = sorted({c.dtype for c in failed if c.dtype})
-            detail = f"{len(failed)} of {len(cases)} cases fail" + (
+            detail = f"{len({c.case for c in failed})} of {total} cases fail{where}" + (
                 f" ({', '.join(dtypes)})" if dtypes else ""
             )
             items = tuple((c.case, c.category or "", c.message) for c in failed[:ITEMS_KEPT])
@@ -296,9 +300,13 @@ class Judge:
         marked = [c for c in cases if c.fallback]
         if marked:
             items = tuple((c.case, "fallback", c.message) for c in marked[:ITEMS_KEPT])
-            detail = f"{len(cases)} cases pass, {len(marked)} with work on the host"
+            detail = (
+                f"{total} cases pass{where}, {len({c.case for c in marked})} with work on the host"
+            )
             return Verdict("fallback", kind, "function", release, detail, items, sources)
-        return Verdict("works", kind, "function", release, f"{len(cases)} cases pass", (), sources)
+        return Verdict(
+            "works", kind, "function", release, f"{total} cases pass{where}", (), sources
+        )
 
     def _from_operators(
         self, use: Use, target: str, release: str, kind: EvidenceKind

@@ -289,3 +289,15 @@ def test_terminal_summary_names_what_was_skipped(
     assert "2 link(s) out of the tree not followed" in " ".join(out.split())
     assert "1 file(s) do not parse and were skipped: broken.py" in " ".join(out.split())
     assert "torch.Tensor.apply_" in out
+
+
+def test_a_case_in_two_cells_of_one_release_counts_once(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    # The Docker and the host cell of torch 2.13.0 on the CPU hold the same eight cases of
+    # torch.cat: eight cases in two cells, never sixteen.
+    docker = REFERENCE / "20261122-cpu-docker" / "torch-cpu-current"
+    code, report = _scan(capsys, str(_project(tmp_path)), "--runs", str(CPU), str(docker))
+    assert code == 0
+    cat = _api(report, "torch.cat")["verdicts"]["cpu"]
+    assert (cat["status"], cat["detail"]) == ("works", "8 cases pass (in 2 cells)")
