@@ -129,6 +129,15 @@ def choose_backend(
     return make_backend("venv", build, console)
 
 
+def as_typed(path: Path) -> Path:
+    """A path as the user would type it here: relative to the working directory where it
+    lies under it (run directories are absolute inside, for the containers' mounts)."""
+    try:
+        return path.relative_to(Path.cwd())
+    except ValueError:
+        return path
+
+
 def _cell_dir(request: BenchRequest, cell: CellSpec) -> tuple[Path, bool]:
     if request.resume is not None:
         base = request.resume.absolute()
@@ -149,7 +158,8 @@ def _cell_dir(request: BenchRequest, cell: CellSpec) -> tuple[Path, bool]:
     cell_dir = run_dir / cell.dir_name
     if cell_dir.exists():
         raise UsageError(
-            f"{cell_dir} exists already; use --resume {run_dir} to finish it, or another --run-dir"
+            f"{as_typed(cell_dir)} exists already; use --resume {as_typed(run_dir)} to finish "
+            "it, or another --run-dir"
         )
     return cell_dir, False
 
@@ -302,9 +312,9 @@ def execute_cell(
     except KeyboardInterrupt:
         # Ctrl-C outside the stream (while the session line was written, say): still resumable.
         raise CellInterrupted(
-            f"interrupted: what was recorded in {cell_dir} is kept; resume with --resume "
-            f"{cell_dir.parent}",
-            run_dir=cell_dir.parent,
+            f"interrupted: what was recorded in {as_typed(cell_dir)} is kept; resume with --resume "
+            f"{as_typed(cell_dir.parent)}",
+            run_dir=as_typed(cell_dir.parent),
         ) from None
     status, ended, writer = session.status, session.ended, session.writer
     wall_s = time.monotonic() - started
@@ -323,15 +333,15 @@ def execute_cell(
         raise writer.failure
     if status == 130 or ended.status is SessionStatus.INTERRUPTED:
         raise CellInterrupted(
-            f"interrupted: {len(records)} of {total} cases are recorded in {cell_dir}; "
-            f"resume with --resume {cell_dir.parent}",
-            run_dir=cell_dir.parent,
+            f"interrupted: {len(records)} of {total} cases are recorded in {as_typed(cell_dir)}; "
+            f"resume with --resume {as_typed(cell_dir.parent)}",
+            run_dir=as_typed(cell_dir.parent),
         )
     if status != 0 or not ended.complete:
         reason = ended.reason or f"exit {status}"
         raise CellFailed(
             f"cell {cell_id} stopped early ({reason}); {len(records)} records kept in "
-            f"{cell_dir}, resume with --resume {cell_dir.parent}",
+            f"{as_typed(cell_dir)}, resume with --resume {as_typed(cell_dir.parent)}",
             exit_status=status or 1,
         )
     if writer.rejected:

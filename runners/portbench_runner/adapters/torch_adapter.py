@@ -46,6 +46,9 @@ def dispatched_ops(
 
 class TorchAdapter(Adapter):
     name = "torch"
+    # torch_xla's xla_model where the cell runs on an XLA device; None until load() finds
+    # one, so a cell on any other device (or one whose load has not run) is not on XLA.
+    xm: Any = None
 
     def load(self) -> None:
         torch_devices.prepare_environment(self.flavor)
@@ -53,7 +56,7 @@ class TorchAdapter(Adapter):
 
         self.torch = torch
         self.version = torch.__version__
-        self.xm: Any = None
+        self.xm = None
         if self.prediction is not None and self.prediction.control is PredictionControl.CPU_TWIN:
             self._load_xla_cpu()
         elif self.flavor == "cpu":
