@@ -114,6 +114,44 @@ def test_tensorflow_soft_placement_moves_ops_and_the_probe_sees_where() -> None:
     assert eager["soft_placement"] is True
 
 
+def test_tensorflow_a_warm_functions_placement_is_unseen_never_clean() -> None:
+    # TensorFlow exports a function's placed graph only when it instantiates it: a call of
+    # a function that already ran (the measured call came first) shows no inner op.
+    tf = pytest.importorskip("tensorflow")
+    adapter = _tf_adapter_asking_for_gpu(soft=True)
+    with adapter.case_scope():
+        x = tf.constant([[2.0, 0.0], [0.0, 4.0]])
+        graph = tf.function(lambda v: tf.linalg.inv(v) - 1)
+        graph(x)
+        again = [adapter.evidence(graph, (x,), {}, None, True) for _ in range(2)]
+    for found in again:
+        if found["seen"]:  # the graph came back: its inverse is seen on the host
+            assert any("MatrixInverse on" in i["what"] for i in found["host_work"])
+        else:
+            assert found["fallback"] is None and "instantiates" in found["note"]
+    assert again[1]["seen"] is False  # a second look at one function never gets the graph
+
+
+def test_tensorflow_a_warm_functions_ops_come_from_its_library() -> None:
+    tf = pytest.importorskip("tensorflow")
+    adapter = make_adapter("tensorflow", "cpu", CPU)
+    adapter.load()
+    x = tf.constant([1.0, 2.0], dtype=tf.float64)
+    graph = adapter.graph(lambda v: tf.math.log1p(v) * 2.0)
+    graph(x)
+    for _ in range(2):  # the second look at a warm function exports no partition graph
+        ops = dict(adapter.executed_op_types(graph, (x,), {}))
+        assert ops["Log1p"] == {"T": [tf.float64.as_datatype_enum]} and "Mul" in ops
+    # Calls of a function inside a function are followed; XLA's own ops are left out.
+    outer = adapter.graph(lambda v: graph(v) + tf.math.expm1(v))
+    outer(x)
+    nested = [op for op, _ in adapter.executed_op_types(outer, (x,), {})]
+    assert {"Log1p", "Mul", "Expm1", "AddV2"} <= set(nested)
+    compiled = adapter.compiled(lambda v: tf.math.log1p(v) + 1.0)
+    compiled(x)
+    assert "Log1p" not in [op for op, _ in adapter.executed_op_types(compiled, (x,), {})]
+
+
 def test_tensorflow_without_soft_placement_refuses_instead() -> None:
     tf = pytest.importorskip("tensorflow")
     adapter = _tf_adapter_asking_for_gpu(soft=False)

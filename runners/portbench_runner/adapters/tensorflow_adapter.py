@@ -13,6 +13,7 @@ from .tf_kernels import (
     NOT_KERNELS,
     eager_type_attrs,
     gpu_kernel_missing,
+    library_nodes,
     node_type_attrs,
     xla_look_limit,
 )
@@ -154,7 +155,15 @@ class TensorFlowAdapter(Adapter):
         probe = "tf-placement"
         if not repeatable:
             return fallback.unseen(probe, kind, "a call that changes state is not run again")
-        executed = self.executed_ops(fn, args, kwargs)
+        executed, unexported = self.executed_ops(fn, args, kwargs)
+        if unexported:
+            # Only a function's placed graph says where its ops ran; its definition does not.
+            return fallback.unseen(
+                probe,
+                kind,
+                f"TensorFlow exported no placed graph of {unexported[0][:80]} on this call "
+                "(it does so only when it instantiates a function)",
+            )
         return fallback.evidence(
             probe,
             kind,
@@ -165,18 +174,27 @@ class TensorFlowAdapter(Adapter):
             },
         )
 
-    def executed_ops(
-        self, fn: Callable[..., Any], args: Tuple[Any, ...], kwargs: Dict[str, object]
-    ) -> List[Tuple[str, str]]:
-        """(op, device) of every op one more call of ``fn`` executes: eager ops through an
-        op callback, ops inside tf.function graphs from the run metadata's partitions.
+    def _run_watched(
+        self,
+        fn: Callable[..., Any],
+        args: Tuple[Any, ...],
+        kwargs: Dict[str, Any],
+        on_eager_op: Callable[[Any, Any, Any], None],
+    ) -> Tuple[List[Any], List[str]]:
+        """Call ``fn`` once more: ``on_eager_op(op_type, attrs, outputs)`` for each eager op
+        it executes (an op callback); returns the nodes of the tf.function graphs it ran
+        (the run metadata's partitions) and the tf.functions it called whose graphs did not
+        come back.
 
-        The placement log (``set_log_device_placement``) would say the same, but it only
-        takes effect before the first op of the process and then logs every call."""
+        TensorFlow exports a function's partition graphs only when it instantiates the
+        function, which a warm call does not (the first look of a process sees none either):
+        those functions are named, for the caller to read from the function library or to
+        say it could not see."""
         from tensorflow.python.eager import context
         from tensorflow.python.framework import op_callbacks
 
-        executed: List[Tuple[str, str]] = []
+        eager = context.context()
+        called: List[str] = []
 
         def seen(
             op_type: Any,
@@ -187,10 +205,10 @@ class TensorFlowAdapter(Adapter):
             graph: Any = None,
         ) -> None:
             if graph is None:  # an executed eager op, not one added to a graph being traced
-                for output in outputs or ():
-                    executed.append((str(op_type), str(getattr(output, "device", "") or "")))
+                if eager.has_function(str(op_type)):
+                    called.append(str(op_type))
+                on_eager_op(op_type, attrs, outputs)
 
-        eager = context.context()
         op_callbacks.add_op_callback(seen)
         eager.enable_run_metadata()
         try:
@@ -199,12 +217,34 @@ class TensorFlowAdapter(Adapter):
             op_callbacks.remove_op_callback(seen)
             metadata = eager.export_run_metadata()
             eager.disable_run_metadata()
-        for function in metadata.function_graphs:
-            for partition in function.partition_graphs:
-                for node in partition.node:
-                    if node.op not in ("_Arg", "_Retval"):
-                        executed.append((node.op, node.device))
-        return executed
+        nodes = [
+            node
+            for function in metadata.function_graphs
+            for partition in function.partition_graphs
+            for node in partition.node
+        ]
+        return nodes, ([] if metadata.function_graphs else called)
+
+    def executed_ops(
+        self, fn: Callable[..., Any], args: Tuple[Any, ...], kwargs: Dict[str, object]
+    ) -> Tuple[List[Tuple[str, str]], List[str]]:
+        """(op, device) of every op one more call of ``fn`` executes: eager ops through an
+        op callback, ops inside tf.function graphs from the run metadata's partitions; and
+        the tf.functions it ran whose placed graphs TensorFlow did not export this time.
+
+        The placement log (``set_log_device_placement``) would say the same, but it only
+        takes effect before the first op of the process and then logs every call."""
+        executed: List[Tuple[str, str]] = []
+
+        def eager_op(op_type: Any, attrs: Any, outputs: Any) -> None:
+            for output in outputs or ():
+                executed.append((str(op_type), str(getattr(output, "device", "") or "")))
+
+        nodes, unexported = self._run_watched(fn, args, kwargs, eager_op)
+        executed.extend(
+            (node.op, node.device) for node in nodes if node.op not in ("_Arg", "_Retval")
+        )
+        return executed, unexported
 
     def look_for(
         self, fn: Callable[..., Any], args: Tuple[Any, ...], kwargs: Dict[str, Any], platform: str
@@ -283,35 +323,18 @@ class TensorFlowAdapter(Adapter):
         """(op, {type attr: [DataType enum, ...]}) of each op one more call of ``fn`` runs:
         eager ops through an op callback, ops inside tf.function graphs from the run
         metadata's partitions. Ops of XLA clusters are left out (XLA compiles them)."""
-        from tensorflow.python.eager import context
-        from tensorflow.python.framework import op_callbacks
-
         found: List[Tuple[str, Dict[str, List[int]]]] = []
 
-        def seen(
-            op_type: Any,
-            inputs: Any,
-            attrs: Any,
-            outputs: Any,
-            op_name: Any = None,
-            graph: Any = None,
-        ) -> None:
-            if graph is None:
-                found.append((str(op_type), eager_type_attrs(attrs)))
+        def eager_op(op_type: Any, attrs: Any, outputs: Any) -> None:
+            found.append((str(op_type), eager_type_attrs(attrs)))
 
-        eager = context.context()
-        op_callbacks.add_op_callback(seen)
-        eager.enable_run_metadata()
-        try:
-            self.sync(fn(*args, **kwargs))
-        finally:
-            op_callbacks.remove_op_callback(seen)
-            metadata = eager.export_run_metadata()
-            eager.disable_run_metadata()
-        for function in metadata.function_graphs:
-            for partition in function.partition_graphs:
-                for node in partition.node:
-                    found.append((node.op, node_type_attrs(node)))
+        nodes, unexported = self._run_watched(fn, args, kwargs, eager_op)
+        # Warm functions: their ops and types from the function library (the graph as
+        # traced, before the CPU optimizer's rewrites, which is what a GPU would be given).
+        from tensorflow.python.eager import context
+
+        nodes.extend(library_nodes(context.context(), unexported))
+        found.extend((node.op, node_type_attrs(node)) for node in nodes)
         from tensorflow.python.framework import op_def_registry
 
         # A call of a tf.function shows as an op named after the function (no op of the

@@ -11,6 +11,7 @@ __all__ = [
     "NOT_KERNELS",
     "eager_type_attrs",
     "gpu_kernel_missing",
+    "library_nodes",
     "node_type_attrs",
     "xla_look_limit",
 ]
@@ -60,6 +61,33 @@ def node_type_attrs(node: Any) -> Dict[str, List[int]]:
         elif value.WhichOneof("value") == "list" and value.list.type:
             found[name] = [int(t) for t in value.list.type]
     return found
+
+
+def library_nodes(library: Any, functions: List[str]) -> List[Any]:
+    """The graph nodes of ``functions`` as ``library`` (the eager context: ``has_function``,
+    ``get_function_def``) holds them, with the functions they call (call ops, control-flow
+    bodies), each function once. An XLA-compiled function's own ops are left out: XLA
+    compiles them, no kernel runs them."""
+    nodes: List[Any] = []
+    pending = list(functions)
+    done = set()
+    while pending:
+        name = pending.pop(0)
+        if name in done or not library.has_function(name):
+            continue
+        done.add(name)
+        definition = library.get_function_def(name)
+        if "_XlaMustCompile" in definition.attr and definition.attr["_XlaMustCompile"].b:
+            continue
+        for node in definition.node_def:
+            nodes.append(node)
+            pending.append(node.op)  # a call of a function by its own name
+            for value in node.attr.values():
+                if value.WhichOneof("value") == "func":
+                    pending.append(value.func.name)
+                elif value.WhichOneof("value") == "list":
+                    pending.extend(function.name for function in value.list.func)
+    return nodes
 
 
 _XLA_REFUSED = re.compile(r"No registered '(\w+)' OpKernel for XLA_\w+_JIT")
