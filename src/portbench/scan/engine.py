@@ -13,7 +13,7 @@ import multiprocessing
 import os
 import time
 from collections import Counter
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from concurrent.futures import ProcessPoolExecutor
 from concurrent.futures.process import BrokenProcessPool
 from contextlib import contextmanager
@@ -201,17 +201,22 @@ def read_all(
     options: ScanOptions,
     interesting: frozenset[str] | None,
     cache: FactsCache | None = None,
+    meanwhile: Callable[[], None] | None = None,
 ) -> list[FileFacts]:
     """Every discovered file's facts, in discovery order.
 
     With ``jobs`` processes, this one and ``jobs - 1`` workers read: the workers take
     chunks from the front, this process from the back (each chunk is claimed once, in
     memory the processes share), so what this process reads needs no sending at all.
+    ``meanwhile`` (evidence that does not depend on the uses) runs in this process once
+    the workers have started, before it reads: the workers read while it runs.
     """
     items = discovery.files
     root, limit = discovery.root, options.max_file_bytes
     jobs = _jobs(options.jobs, len(items))
     if jobs == 1 or len(items) < 2:
+        if meanwhile is not None:
+            meanwhile()
         return [read_one(root, i, limit, interesting, cache) for i in items]
     chunks = _chunks(items, jobs)
     context = multiprocessing.get_context()
@@ -225,6 +230,8 @@ def read_all(
             initargs=(str(root), limit, interesting, claims, cache),
         ) as pool:
             futures = [pool.submit(_read_chunk, n, chunk) for n, chunk in enumerate(chunks)]
+            if meanwhile is not None:
+                meanwhile()
             for number in range(len(chunks) - 1, -1, -1):
                 if not _claim(claims, number):
                     break  # the workers have this chunk: each before it is theirs too
@@ -245,9 +252,13 @@ def read_all(
 
 
 def scan_project(
-    discovery: Discovery, maps: dict[str, ApiMap], options: ScanOptions | None = None
+    discovery: Discovery,
+    maps: dict[str, ApiMap],
+    options: ScanOptions | None = None,
+    meanwhile: Callable[[], None] | None = None,
 ) -> ScanResult:
-    """Read and resolve the discovered files against the API maps."""
+    """Read and resolve the discovered files against the API maps; ``meanwhile`` runs
+    while worker processes read (see :func:`read_all`)."""
     options = options or ScanOptions()
     receivers = {framework: api.receiver_classes() for framework, api in maps.items()}
     names: set[str] = set()
@@ -255,7 +266,7 @@ def scan_project(
         names |= api.method_names(receivers[framework])
     started = time.perf_counter()
     with paused_gc():
-        return _scan(discovery, maps, options, receivers, frozenset(names), started)
+        return _scan(discovery, maps, options, receivers, frozenset(names), started, meanwhile)
 
 
 def _scan(
@@ -265,9 +276,10 @@ def _scan(
     receivers: dict[str, set[str]],
     names: frozenset[str],
     started: float,
+    meanwhile: Callable[[], None] | None = None,
 ) -> ScanResult:
     cache = FactsCache.open(options.cache, names) if options.cache is not None else None
-    files = read_all(discovery, options, names, cache)
+    files = read_all(discovery, options, names, cache, meanwhile)
     read_s = time.perf_counter() - started
     result = ScanResult(discovery=discovery, files=[], uses=[])
     result.cached = sum(1 for f in files if f.cached)

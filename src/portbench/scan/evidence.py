@@ -110,6 +110,12 @@ class EvidenceSource(Protocol):
         """One phrase: what this source read (for the report's header)."""
         ...
 
+    def prepare(self) -> None:
+        """Read whatever does not depend on the project's uses (the scan calls it while
+        worker processes read the project's files); a source narrowed by the uses has
+        nothing to read before them."""
+        ...
+
     def functions(self, framework: str) -> set[str]:
         """Every function of ``framework`` with function-level evidence (scanner spelling)."""
         ...

@@ -225,6 +225,9 @@ class RunDirectories:
         names = ", ".join(str(p) for p in self.paths) or "no folder"
         return f"run directories ({names}): {self.cells} cell(s)"
 
+    def prepare(self) -> None:
+        self._load()  # every cell is read whatever the project uses
+
     def functions(self, framework: str) -> set[str]:
         self._load()
         return self._read.functions(framework)

@@ -55,6 +55,9 @@ class StoreEvidence:
     def cells(self) -> int:
         return self._read.cells
 
+    def prepare(self) -> None:
+        """Nothing before the uses: the store is queried for the functions they reach."""
+
     def describe(self) -> str:
         frameworks = ", ".join(sorted(self._loaded)) or "no framework asked"
         return f"store {self.path}: {self.cells} cell(s) of {frameworks}"

@@ -141,7 +141,13 @@ def print_report(report: ScanReport, console: Console, limit: int = 30) -> None:
     timings = s.get("timings_s", {})
     if timings:
         console.print(
-            f"scanned in {timings.get('total', 0):.1f} s (evidence {timings.get('evidence', 0):.1f} s, "
+            f"scanned in {timings.get('total', 0):.1f} s (evidence {timings.get('evidence', 0):.1f} s"
+            + (
+                f", {timings['evidence_while_reading']:.1f} s of it while files were read"
+                if timings.get("evidence_while_reading")
+                else ""
+            )
+            + ", "
             f"reading {timings.get('read', 0):.1f} s, resolving {timings.get('resolve', 0):.1f} s)"
             + (
                 f"; {s['cache']['files_from_cache']} file(s) from the cache"

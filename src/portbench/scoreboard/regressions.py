@@ -19,8 +19,6 @@ from __future__ import annotations
 import statistics
 from dataclasses import dataclass, field
 
-from scipy.stats import false_discovery_control
-
 from ..compare.pairs import Thresholds
 from ..compare.stats import RatioEstimate, estimate_ratio, too_few
 from .history import CaseState, ReleaseView, release_views
@@ -148,6 +146,9 @@ def _compare(pair: PairReport, thresholds: Thresholds) -> None:
     pair.speed_tested = len(tested)
     if not tested:
         return
+    # Imported here: scipy.stats costs every portbench command almost a second at start-up.
+    from scipy.stats import false_discovery_control
+
     q_values = false_discovery_control([t[2].p_value or 1.0 for t in tested], method="bh")
     for (case, function, estimate, ma, mb), q in zip(tested, q_values, strict=True):
         verdict = "same"

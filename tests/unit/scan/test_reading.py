@@ -6,6 +6,7 @@ from __future__ import annotations
 import gc
 import marshal
 import multiprocessing
+import os
 import textwrap
 from pathlib import Path
 
@@ -121,11 +122,18 @@ def test_pool_with_this_process_reading_gives_the_same_facts(
     (project / "broken.py").write_text("def broken(:\n", encoding="utf-8")
     discovery = discover(project)
     names = _method_names(maps)
-    alone = engine.read_all(discovery, ScanOptions(jobs=1), names)
-    pooled = engine.read_all(discovery, ScanOptions(jobs=3), names)
+    # The evidence read meanwhile runs once, in this process, whatever the processes.
+    meanwhile: list[int] = []
+
+    def note() -> None:
+        meanwhile.append(os.getpid())
+
+    alone = engine.read_all(discovery, ScanOptions(jobs=1), names, meanwhile=note)
+    pooled = engine.read_all(discovery, ScanOptions(jobs=3), names, meanwhile=note)
     assert [f.rel for f in pooled] == [f.rel for f in discovery.files]
     assert pooled == alone
     assert [f.rel for f in pooled if f.error] == ["broken.py"]
+    assert meanwhile == [os.getpid(), os.getpid()]
 
 
 def test_chunks_keep_every_file_in_order() -> None:
