@@ -203,11 +203,13 @@ class WorkerExchange:
     def on_result(self, message: Message) -> Optional[Ended]:
         assert isinstance(message, Result) and self.asked is not None
         worker, case_id = self.worker, self.asked
-        # What the case printed before its result may still sit in the pipe.
+        # What the case printed before its result may still sit in the pipe, and the next
+        # case (asked already) may have begun printing after its mark: the worker marks
+        # the start of each case, its n-th here being segment n.
         worker.output.drain()
-        output = worker.output.summary()
-        # Output from here on is the next case's (it runs after this result).
-        worker.output.new_case()
+        segment = self.cases_here + 1
+        output = worker.output.summary(segment)
+        worker.output.forget(segment)
         # What appeared below us during the case, but the worker, is a stray.
         strays = procs.kill_tree(self.me, {worker.pid}, worker.baseline)
         self.sup.strays_killed += strays

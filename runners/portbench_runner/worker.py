@@ -65,6 +65,7 @@ from .envinfo import collect_env
 from .hygiene import WorkerState
 from .procs import die_with_parent, limit_file_size
 from .signals import CaseBug, CheckFailed, FallbackDetected, SkipCase, StageFailure
+from .workerproc import OUTPUT_MARK_ENV, case_mark
 
 __all__ = ["outcome_from_exception", "run_worker"]
 
@@ -242,6 +243,10 @@ class Worker:
     def __init__(self, plan: Plan, pipe_fd: int) -> None:
         self.plan = plan
         self.pipe_fd = pipe_fd
+        # The supervisor's token for case marks in the output; out of the environment
+        # before any case runs, so no case reads it.
+        token = os.environ.pop(OUTPUT_MARK_ENV, "")
+        self.output_mark = case_mark(token) if token else b""
         self.adapter: Any = None
         self._cpu_adapter: Any = None
         # A mutation run's state (its baselines), made on its first case.
@@ -464,6 +469,21 @@ class Worker:
             written = os.write(self.pipe_fd, data)
             data = data[written:]
 
+    def mark_output(self) -> None:
+        """Where this case's output begins, in the output stream itself (``case_mark``):
+        what earlier cases left in Python's buffers goes out first."""
+        if not self.output_mark:
+            return
+        for stream in (sys.stdout, sys.stderr):
+            try:
+                stream.flush()
+            except Exception:  # a case may have replaced or closed the stream
+                pass
+        try:
+            os.write(1, self.output_mark)
+        except OSError:
+            pass  # no output pipe: nothing of this case's output is counted either
+
     def serve(self, commands: Iterable[bytes]) -> None:
         """Run each case the supervisor asks for, until ``stop`` or the end of stdin, or until
         a case left this worker in a state it cannot be put back from (then it retires, and
@@ -479,6 +499,7 @@ class Worker:
                 break
             case_id = command.case
             self._warm_cap_s = command.warm_cap_s
+            self.mark_output()
             self.send(Start(case_id))
             started = time.time()
 

@@ -13,7 +13,7 @@ import errno
 import os
 import signal
 import subprocess
-from typing import BinaryIO, List, Optional, Set, Union
+from typing import BinaryIO, Dict, List, Optional, Set, Union
 
 from .contract import (
     OUTPUT_LOG_BYTES_PER_CASE,
@@ -28,12 +28,22 @@ from .contract import (
     encode,
 )
 
-__all__ = ["RUNNERS_DIR", "WORKER_ENV", "Output", "WorkerProcess", "oom_kill_count"]
+__all__ = [
+    "OUTPUT_MARK_ENV",
+    "RUNNERS_DIR",
+    "WORKER_ENV",
+    "Output",
+    "WorkerProcess",
+    "case_mark",
+    "oom_kill_count",
+]
 
 RUNNERS_DIR = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 #: Worker environment additions. Inductor compiles in the worker's own process, so no
 #: compile pool is mistaken for a case's stray processes (and killed) when a case ends.
 WORKER_ENV = {"PYTHONUNBUFFERED": "1", "TORCHINDUCTOR_COMPILE_THREADS": "1"}
+#: The worker's environment variable holding its output mark's token (it removes it at start).
+OUTPUT_MARK_ENV = "PORTBENCH_OUTPUT_MARK"
 #: What one read of a pipe takes.
 CHUNK = 1 << 16
 
@@ -70,10 +80,30 @@ def oom_kill_count() -> Optional[int]:
     return None
 
 
-class Output:
-    """A worker's stdout and stderr: logged up to a cap per case, the rest counted."""
+def case_mark(token: str) -> bytes:
+    """What the worker writes to its stdout before each case it starts: the supervisor
+    splits the output stream there, so bytes a case printed are counted as that case's even
+    when the worker, holding the next command already, starts the next case before the
+    supervisor has read the last result. The token is the supervisor's, per worker."""
+    return b"\x1eportbench-case:" + token.encode("ascii") + b"\x1e"
 
-    def __init__(self, fd: int, log_path: str) -> None:
+
+def _partial_suffix(data: bytes, mark: bytes) -> int:
+    """How many bytes at the end of ``data`` could begin ``mark`` (kept for the next read)."""
+    for size in range(min(len(mark) - 1, len(data)), 0, -1):
+        if mark.startswith(data[-size:]):
+            return size
+    return 0
+
+
+class Output:
+    """A worker's stdout and stderr: logged up to a cap per case, the rest counted.
+
+    ``mark`` (see :func:`case_mark`) splits the stream into segments, one per case the
+    worker started (segment 0 is what it printed before its first case); the marks are
+    neither logged nor counted."""
+
+    def __init__(self, fd: int, log_path: str, mark: bytes = b"") -> None:
         self.fd = fd
         # The log informs; a log that cannot be opened or written (a full disk, a file size
         # limit) is given up, and the case's output is then counted as dropped, never a
@@ -83,14 +113,14 @@ class Output:
             self._log = open(log_path, "ab")
         except OSError:
             pass
+        self.mark = mark
+        self.carry = b""
         self.tail = b""
-        self.case_bytes = 0
-        self.case_logged = 0
+        self.segment = 0
+        #: Per segment: [bytes, bytes logged].
+        self.counts: Dict[int, List[int]] = {0: [0, 0]}
         self.worker_logged = 0
         self.closed = False
-
-    def new_case(self) -> None:
-        self.case_bytes = self.case_logged = 0
 
     def drain(self) -> None:
         while not self.closed:
@@ -100,26 +130,57 @@ class Output:
                 return
             if not chunk:
                 self.closed = True
+                carry, self.carry = self.carry, b""
+                self._count(carry)
                 return
-            self.case_bytes += len(chunk)
-            room = min(
-                OUTPUT_LOG_BYTES_PER_CASE - self.case_logged,
-                OUTPUT_LOG_BYTES_PER_WORKER - self.worker_logged,
-            )
-            if room > 0 and self._log is not None:
-                kept = chunk[:room]
-                try:
-                    self._log.write(kept)
-                    self._log.flush()
-                except OSError:
-                    self._give_up_log()
-                else:
-                    self.case_logged += len(kept)
-                    self.worker_logged += len(kept)
-            self.tail = (self.tail + chunk)[-OUTPUT_TAIL_BYTES:]
+            self._split(chunk)
 
-    def summary(self) -> OutputInfo:
-        return OutputInfo(self.case_bytes, self.case_bytes - self.case_logged)
+    def _split(self, chunk: bytes) -> None:
+        data, self.carry = self.carry + chunk, b""
+        if self.mark:
+            at = data.find(self.mark)
+            while at >= 0:
+                self._count(data[:at])
+                self.segment += 1
+                self.counts.setdefault(self.segment, [0, 0])
+                data = data[at + len(self.mark) :]
+                at = data.find(self.mark)
+            keep = _partial_suffix(data, self.mark)
+            if keep:
+                data, self.carry = data[:-keep], data[-keep:]
+        self._count(data)
+
+    def _count(self, data: bytes) -> None:
+        if not data:
+            return
+        counts = self.counts[self.segment]
+        counts[0] += len(data)
+        room = min(
+            OUTPUT_LOG_BYTES_PER_CASE - counts[1],
+            OUTPUT_LOG_BYTES_PER_WORKER - self.worker_logged,
+        )
+        if room > 0 and self._log is not None:
+            kept = data[:room]
+            try:
+                self._log.write(kept)
+                self._log.flush()
+            except OSError:
+                self._give_up_log()
+            else:
+                counts[1] += len(kept)
+                self.worker_logged += len(kept)
+        self.tail = (self.tail + data)[-OUTPUT_TAIL_BYTES:]
+
+    def summary(self, segment: Optional[int] = None) -> OutputInfo:
+        """What segment ``segment`` (default: the latest) printed, and how much of it the
+        log dropped."""
+        printed, logged = self.counts.get(self.segment if segment is None else segment, [0, 0])
+        return OutputInfo(printed, printed - logged)
+
+    def forget(self, segment: int) -> None:
+        """Drop the counts of ``segment`` and those before it (their cases are recorded)."""
+        for number in [n for n in self.counts if n <= segment and n != self.segment]:
+            del self.counts[number]
 
     def tail_text(self) -> str:
         return self.tail.decode("utf-8", "replace")
@@ -155,6 +216,8 @@ class WorkerProcess:
             p for p in (RUNNERS_DIR, env.get("PYTHONPATH", "")) if p
         )
         env.update(WORKER_ENV)
+        token = os.urandom(12).hex()
+        env[OUTPUT_MARK_ENV] = token
         cmd = [python, "-m", "portbench_runner", "work", "--plan", plan_path]
         cmd += ["--pipe", str(msg_write), "--parent", str(os.getpid())]
         cmd += ["--collect-env"] if collect else []
@@ -179,7 +242,7 @@ class WorkerProcess:
         self.msg_fd = msg_read
         self.lines = LineSplitter()
         self.messages_closed = False
-        self.output = Output(out_read, log_path)
+        self.output = Output(out_read, log_path, case_mark(token))
         self.baseline: Set[int] = set()
 
     @property

@@ -56,7 +56,12 @@ def test_the_cell_budget_is_in_the_plan_and_bench_passes_it(tmp_path: Path) -> N
 def test_seeds_are_stable_per_case_id() -> None:
     # Stable across processes: another interpreter, with another string-hash seed, agrees.
     probe = "from portbench.plan import case_seed; print(case_seed(1, 'f::a'))"
-    env = dict(os.environ, PYTHONHASHSEED="12345", PYTHONPATH=os.pathsep.join(sys.path))
+    root = Path(__file__).resolve().parents[3]
+    env = dict(
+        os.environ,
+        PYTHONHASHSEED="12345",
+        PYTHONPATH=os.pathsep.join([str(root / "src"), str(root / "runners")]),
+    )
     other = subprocess.run(
         [sys.executable, "-c", probe], env=env, capture_output=True, text=True, check=True
     )
