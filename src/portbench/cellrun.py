@@ -304,6 +304,8 @@ def execute_cell(
     predicted pass's other cells and their directories (``run_session``)."""
     total = plan.case_count
     console.print(f"[bold]{cell_id}[/] on {prepared.description}: {total} cases → {cell_dir}")
+    # Where the stopping sentences say the cell lies, and the run to resume, as typed.
+    here, run_here = as_typed(cell_dir), as_typed(cell_dir.parent)
     started = time.monotonic()
     try:
         session = run_session(
@@ -312,9 +314,8 @@ def execute_cell(
     except KeyboardInterrupt:
         # Ctrl-C outside the stream (while the session line was written, say): still resumable.
         raise CellInterrupted(
-            f"interrupted: what was recorded in {as_typed(cell_dir)} is kept; resume with --resume "
-            f"{as_typed(cell_dir.parent)}",
-            run_dir=as_typed(cell_dir.parent),
+            f"interrupted: what was recorded in {here} is kept; resume with --resume {run_here}",
+            run_dir=run_here,
         ) from None
     status, ended, writer = session.status, session.ended, session.writer
     wall_s = time.monotonic() - started
@@ -333,15 +334,15 @@ def execute_cell(
         raise writer.failure
     if status == 130 or ended.status is SessionStatus.INTERRUPTED:
         raise CellInterrupted(
-            f"interrupted: {len(records)} of {total} cases are recorded in {as_typed(cell_dir)}; "
-            f"resume with --resume {as_typed(cell_dir.parent)}",
-            run_dir=as_typed(cell_dir.parent),
+            f"interrupted: {len(records)} of {total} cases are recorded in {here}; "
+            f"resume with --resume {run_here}",
+            run_dir=run_here,
         )
     if status != 0 or not ended.complete:
         reason = ended.reason or f"exit {status}"
         raise CellFailed(
             f"cell {cell_id} stopped early ({reason}); {len(records)} records kept in "
-            f"{as_typed(cell_dir)}, resume with --resume {as_typed(cell_dir.parent)}",
+            f"{here}, resume with --resume {run_here}",
             exit_status=status or 1,
         )
     if writer.rejected:
